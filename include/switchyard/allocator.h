@@ -1,0 +1,25 @@
+// Allocator: raw memory on one device. The CPU allocator aligns to 64 bytes
+// so that vector kernels may use aligned loads on buffers they allocate.
+#pragma once
+
+#include <cstddef>
+
+#include "switchyard/device.h"
+
+namespace sy {
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  // Returns nullptr on failure; callers turn that into a kOutOfMemory Status.
+  virtual void* allocate(size_t bytes) = 0;
+  virtual void deallocate(void* p) = 0;
+  virtual Device device() const = 0;
+};
+
+inline constexpr size_t kCpuAlignment = 64;
+
+// Process-wide host allocator; thread safe.
+Allocator* cpu_allocator();
+
+}  // namespace sy

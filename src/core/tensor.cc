@@ -1,0 +1,99 @@
+#include "switchyard/tensor.h"
+
+#include <cstring>
+#include <limits>
+#include <new>
+
+namespace sy {
+
+namespace {
+// No single tensor may exceed this; larger requests are treated as a corrupt
+// or hostile model rather than attempted.
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
+}  // namespace
+
+Status check_shape_is_sane(const Shape& shape, DataType dtype, const std::string& what) {
+  uint64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return invalid_argument(what + ": negative dimension in shape " + shape.to_string());
+    if (d != 0 && count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
+      return invalid_argument(what + ": shape " + shape.to_string() + " overflows");
+    count *= static_cast<uint64_t>(d);
+  }
+  const uint64_t unit = element_size(dtype) == 0 ? 1 : element_size(dtype);
+  if (count > kMaxTensorBytes / unit)
+    return invalid_argument(what + ": shape " + shape.to_string() + " of " + std::string(data_type_name(dtype)) +
+                            " needs more than 1 TiB");
+  return ok_status();
+}
+
+Result<Tensor> Tensor::allocate(DataType dtype, const Shape& shape, Allocator* allocator) {
+  if (dtype == DataType::kUndefined) return invalid_argument("cannot allocate a tensor of undefined type");
+  SY_RETURN_IF_ERROR(check_shape_is_sane(shape, dtype, "tensor"));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.device_ = allocator->device();
+  const size_t bytes = storage_bytes(dtype, shape.num_elements());
+  void* p = allocator->allocate(bytes);
+  if (p == nullptr)
+    return Status(StatusCode::kOutOfMemory, "failed to allocate " + std::to_string(bytes) + " bytes on " +
+                                                t.device_.to_string() + " for " + t.describe());
+  if (dtype == DataType::kString) {
+    const int64_t n = shape.num_elements();
+    auto* s = static_cast<std::string*>(p);
+    for (int64_t i = 0; i < n; ++i) new (s + i) std::string();
+    t.owner_ = std::shared_ptr<void>(p, [allocator, n](void* q) {
+      auto* strs = static_cast<std::string*>(q);
+      for (int64_t i = 0; i < n; ++i) strs[i].~basic_string();
+      allocator->deallocate(q);
+    });
+  } else {
+    if (t.device_.is_cpu() || t.device_.type == DeviceType::kSimulated) std::memset(p, 0, bytes);
+    t.owner_ = std::shared_ptr<void>(p, [allocator](void* q) { allocator->deallocate(q); });
+  }
+  t.data_ = p;
+  return t;
+}
+
+Tensor Tensor::view(DataType dtype, const Shape& shape, void* data, Device device) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.data_ = data;
+  t.device_ = device;
+  return t;
+}
+
+Tensor Tensor::shared(DataType dtype, const Shape& shape, void* data, std::shared_ptr<void> owner, Device device) {
+  Tensor t = view(dtype, shape, data, device);
+  t.owner_ = std::move(owner);
+  return t;
+}
+
+Result<Tensor> Tensor::clone() const {
+  if (!device_.is_cpu() && device_.type != DeviceType::kSimulated)
+    return invalid_argument("clone() of a tensor on " + device_.to_string() + " needs its provider's copy");
+  SY_ASSIGN_OR_RETURN(Tensor copy, allocate(dtype_, shape_));
+  copy.device_ = device_;
+  if (dtype_ == DataType::kString) {
+    const auto* src = data<std::string>();
+    auto* dst = copy.data<std::string>();
+    for (int64_t i = 0, n = num_elements(); i < n; ++i) dst[i] = src[i];
+  } else if (byte_size() > 0) {
+    std::memcpy(copy.data_, data_, byte_size());
+  }
+  return copy;
+}
+
+Result<Tensor> Tensor::reshaped(const Shape& shape) const {
+  if (shape.num_elements() != num_elements())
+    return invalid_argument("cannot reshape " + describe() + " to " + shape.to_string());
+  Tensor t = *this;
+  t.shape_ = shape;
+  return t;
+}
+
+std::string Tensor::describe() const { return std::string(data_type_name(dtype_)) + shape_.to_string(); }
+
+}  // namespace sy

@@ -1,0 +1,134 @@
+#include "core/thread_pool.h"
+
+#include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace sy {
+namespace {
+
+thread_local bool t_inside_chunk = false;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// About 50-100 microseconds of spinning on current x86 cores.
+constexpr int kSpinIterations = 20000;
+
+}  // namespace
+
+int ThreadPool::hardware_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
+  workers_.reserve(static_cast<size_t>(num_threads_ - 1));
+  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::run_chunks(Job* job) {
+  const bool was_inside = t_inside_chunk;
+  t_inside_chunk = true;
+  for (;;) {
+    const int64_t c = job->next.fetch_add(1, std::memory_order_relaxed);
+    if (c >= job->num_chunks) break;
+    const int64_t begin = c * job->chunk;
+    const int64_t end = std::min(job->n, begin + job->chunk);
+    job->fn(begin, end);
+    job->done.fetch_add(1, std::memory_order_release);
+  }
+  t_inside_chunk = was_inside;
+}
+
+ThreadPool::Job* ThreadPool::acquire_job_locked() {
+  for (Job* j = jobs_; j != nullptr; j = j->next_job) {
+    if (j->next.load(std::memory_order_relaxed) < j->num_chunks) {
+      j->active_workers.fetch_add(1, std::memory_order_acq_rel);
+      return j;
+    }
+  }
+  return nullptr;
+}
+
+void ThreadPool::worker_loop() {
+  for (;;) {
+    // Spin while there is nothing to do, for a short while.
+    for (int i = 0; i < kSpinIterations && pending_jobs_.load(std::memory_order_acquire) == 0; ++i) cpu_relax();
+    Job* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (pending_jobs_.load(std::memory_order_acquire) == 0) {
+        wake_.wait(lock, [this] { return stopping_ || pending_jobs_.load(std::memory_order_acquire) > 0; });
+      }
+      if (stopping_) return;
+      job = acquire_job_locked();
+    }
+    if (job == nullptr) {
+      // Every listed job is fully claimed; let its owner finish it.
+      std::this_thread::yield();
+      continue;
+    }
+    run_chunks(job);
+    job->active_workers.fetch_sub(1, std::memory_order_acq_rel);
+  }
+}
+
+void ThreadPool::parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int64_t, int64_t)> fn) {
+  if (n <= 0) return;
+  min_chunk = std::max<int64_t>(1, min_chunk);
+  if (num_threads_ == 1 || t_inside_chunk || n <= min_chunk) {
+    fn(0, n);
+    return;
+  }
+  // A few chunks per thread balances uneven chunks without much overhead.
+  const int64_t max_chunks = static_cast<int64_t>(num_threads_) * 4;
+  int64_t num_chunks = std::min(max_chunks, (n + min_chunk - 1) / min_chunk);
+  const int64_t chunk = (n + num_chunks - 1) / num_chunks;
+  num_chunks = (n + chunk - 1) / chunk;
+
+  Job job(fn);
+  job.n = n;
+  job.chunk = chunk;
+  job.num_chunks = num_chunks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job.next_job = jobs_;
+    jobs_ = &job;
+    pending_jobs_.fetch_add(1, std::memory_order_release);
+  }
+  wake_.notify_all();
+
+  run_chunks(&job);
+
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Job** link = &jobs_;
+    while (*link != &job) link = &(*link)->next_job;
+    *link = job.next_job;
+    pending_jobs_.fetch_sub(1, std::memory_order_release);
+  }
+  // Wait for chunks other threads are still running, then for every worker
+  // to let go of its pointer to `job`, which lives on this stack frame.
+  while (job.done.load(std::memory_order_acquire) < num_chunks) cpu_relax();
+  while (job.active_workers.load(std::memory_order_acquire) > 0) cpu_relax();
+}
+
+}  // namespace sy

@@ -1,0 +1,67 @@
+// ThreadPool: intra-op parallelism. parallel_for splits a range into chunks
+// that the calling thread and the workers take from a shared counter.
+//
+// Workers spin briefly before sleeping, because a model's nodes arrive
+// microseconds apart and a futex wake-up per node would cost more than many
+// small ops take. Several threads may call parallel_for at once (concurrent
+// Session::run calls); their jobs share the workers. A parallel_for called
+// from inside a chunk runs inline.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/function_ref.h"
+
+namespace sy {
+
+class ThreadPool {
+ public:
+  // num_threads counts the caller: 1 means no worker threads at all.
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return num_threads_; }
+
+  // Calls fn(begin, end) on disjoint sub-ranges covering [0, n). Ranges are
+  // at least `min_chunk` long (except the last), so tiny ops stay on one
+  // thread. Returns when every call has returned.
+  void parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int64_t, int64_t)> fn);
+
+  // The number of hardware threads, at least 1.
+  static int hardware_threads();
+
+ private:
+  struct Job {
+    FunctionRef<void(int64_t, int64_t)> fn;
+    int64_t n;
+    int64_t chunk;
+    int64_t num_chunks;
+    std::atomic<int64_t> next{0};
+    std::atomic<int64_t> done{0};
+    std::atomic<int> active_workers{0};  // workers holding a pointer to this job
+    Job* next_job = nullptr;
+    explicit Job(FunctionRef<void(int64_t, int64_t)> f) : fn(f) {}
+  };
+
+  void worker_loop();
+  // Runs chunks of `job` until none are left; returns how many it ran.
+  static void run_chunks(Job* job);
+  Job* acquire_job_locked();
+
+  const int num_threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  Job* jobs_ = nullptr;                 // intrusive list, guarded by mutex_
+  std::atomic<int> pending_jobs_{0};   // lets spinning workers check without the lock
+  bool stopping_ = false;
+};
+
+}  // namespace sy

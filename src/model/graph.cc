@@ -1,0 +1,205 @@
+#include "model/graph.h"
+
+#include <algorithm>
+
+namespace sy {
+
+std::string Dim::to_string() const {
+  if (is_known()) return std::to_string(value);
+  if (!symbol.empty()) return symbol;
+  return "?";
+}
+
+ValueType ValueType::tensor(DataType dt, const Shape& s) {
+  std::vector<Dim> d;
+  d.reserve(s.rank());
+  for (int64_t x : s) d.push_back(Dim::known(x));
+  return tensor(dt, std::move(d));
+}
+
+bool ValueType::is_static() const {
+  if (!has_shape) return false;
+  for (const Dim& d : dims)
+    if (!d.is_known()) return false;
+  return true;
+}
+
+Shape ValueType::static_shape() const {
+  Shape s;
+  for (const Dim& d : dims) s.push_back(d.value);
+  return s;
+}
+
+std::string ValueType::type_string() const {
+  switch (kind) {
+    case Kind::kTensor: return tensor_type_string(dtype);
+    case Kind::kSparseTensor: return "sparse_" + tensor_type_string(dtype);
+    case Kind::kSequence: return "seq(" + (element ? element->type_string() : std::string("?")) + ")";
+    case Kind::kOptional: return "optional(" + (element ? element->type_string() : std::string("?")) + ")";
+    case Kind::kMap: return "map";
+    case Kind::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string ValueType::shape_string() const {
+  if (!has_shape) return "[?]";
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ",";
+    s += dims[i].to_string();
+  }
+  return s + "]";
+}
+
+const Attribute* Node::attr(const std::string& attr_name) const {
+  for (const Attribute& a : attributes)
+    if (a.name == attr_name) return &a;
+  return nullptr;
+}
+
+int64_t Node::attr_int(const std::string& attr_name, int64_t default_value) const {
+  const Attribute* a = attr(attr_name);
+  return a ? a->i : default_value;
+}
+
+float Node::attr_float(const std::string& attr_name, float default_value) const {
+  const Attribute* a = attr(attr_name);
+  return a ? a->f : default_value;
+}
+
+std::string Node::attr_string(const std::string& attr_name, const std::string& default_value) const {
+  const Attribute* a = attr(attr_name);
+  return a ? a->s : default_value;
+}
+
+std::vector<int64_t> Node::attr_ints(const std::string& attr_name) const {
+  const Attribute* a = attr(attr_name);
+  return a ? a->ints : std::vector<int64_t>{};
+}
+
+std::vector<float> Node::attr_floats(const std::string& attr_name) const {
+  const Attribute* a = attr(attr_name);
+  return a ? a->floats : std::vector<float>{};
+}
+
+std::string Node::describe() const {
+  std::string op = domain.empty() ? op_type : domain + "." + op_type;
+  return "node '" + name + "' (" + op + ")";
+}
+
+ValueId Graph::find_value(const std::string& value_name) const {
+  auto it = index_.find(value_name);
+  return it == index_.end() ? kNoValue : it->second;
+}
+
+ValueId Graph::add_value(const std::string& value_name, ValueType type) {
+  const auto id = static_cast<ValueId>(values.size());
+  Value v;
+  v.name = value_name;
+  v.type = std::move(type);
+  values.push_back(std::move(v));
+  if (!value_name.empty()) index_[value_name] = id;
+  return id;
+}
+
+NodeId Graph::add_node(Node node) {
+  const auto id = static_cast<NodeId>(nodes.size());
+  for (ValueId in : node.inputs)
+    if (in != kNoValue) {
+      auto& c = values[static_cast<size_t>(in)].consumers;
+      if (std::find(c.begin(), c.end(), id) == c.end()) c.push_back(id);
+    }
+  for (ValueId out : node.outputs)
+    if (out != kNoValue) values[static_cast<size_t>(out)].producer = id;
+  nodes.push_back(std::move(node));
+  return id;
+}
+
+void Graph::rebuild_links() {
+  for (Value& v : values) {
+    v.producer = kNoNode;
+    v.consumers.clear();
+  }
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (nodes[n].removed) continue;
+    const auto id = static_cast<NodeId>(n);
+    for (ValueId in : nodes[n].inputs)
+      if (in != kNoValue) {
+        auto& c = values[static_cast<size_t>(in)].consumers;
+        if (std::find(c.begin(), c.end(), id) == c.end()) c.push_back(id);
+      }
+    for (ValueId out : nodes[n].outputs)
+      if (out != kNoValue) values[static_cast<size_t>(out)].producer = id;
+  }
+}
+
+void Graph::compact() {
+  std::vector<Node> live;
+  live.reserve(nodes.size());
+  for (Node& n : nodes)
+    if (!n.removed) live.push_back(std::move(n));
+  nodes = std::move(live);
+  rebuild_links();
+}
+
+Result<std::vector<NodeId>> Graph::topological_order() const {
+  // Kahn's algorithm, taking ready nodes in file order so the order is
+  // deterministic and close to what the exporter wrote.
+  std::vector<int> missing(nodes.size(), 0);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (nodes[n].removed) continue;
+    for (ValueId in : nodes[n].inputs) {
+      if (in == kNoValue) continue;
+      const Value& v = values[static_cast<size_t>(in)];
+      if (v.producer != kNoNode && !nodes[static_cast<size_t>(v.producer)].removed) ++missing[n];
+    }
+  }
+  std::vector<NodeId> order;
+  order.reserve(nodes.size());
+  std::vector<NodeId> ready;
+  for (size_t n = 0; n < nodes.size(); ++n)
+    if (!nodes[n].removed && missing[n] == 0) ready.push_back(static_cast<NodeId>(n));
+  // `ready` is used as a queue sorted by node index.
+  size_t head = 0;
+  while (head < ready.size()) {
+    std::sort(ready.begin() + static_cast<std::ptrdiff_t>(head), ready.end());
+    const NodeId n = ready[head++];
+    order.push_back(n);
+    for (ValueId out : nodes[static_cast<size_t>(n)].outputs) {
+      if (out == kNoValue) continue;
+      for (NodeId c : values[static_cast<size_t>(out)].consumers) {
+        if (nodes[static_cast<size_t>(c)].removed) continue;
+        // A node may consume the same value twice; count each use.
+        for (ValueId in : nodes[static_cast<size_t>(c)].inputs)
+          if (in == out && --missing[static_cast<size_t>(c)] == 0) ready.push_back(c);
+      }
+    }
+  }
+  if (order.size() != num_live_nodes()) {
+    for (size_t n = 0; n < nodes.size(); ++n)
+      if (!nodes[n].removed && missing[n] > 0)
+        return invalid_graph("the graph has a cycle through " + nodes[n].describe());
+  }
+  return order;
+}
+
+const Tensor* Graph::constant(ValueId v) const {
+  auto it = initializers.find(v);
+  return it == initializers.end() ? nullptr : &it->second;
+}
+
+int64_t Graph::opset(const std::string& domain) const {
+  auto it = opsets.find(domain);
+  if (it != opsets.end()) return it->second;
+  return parent ? parent->opset(domain) : 0;
+}
+
+size_t Graph::num_live_nodes() const {
+  size_t n = 0;
+  for (const Node& node : nodes)
+    if (!node.removed) ++n;
+  return n;
+}
+
+}  // namespace sy

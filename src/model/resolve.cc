@@ -1,0 +1,112 @@
+#include "model/resolve.h"
+
+#include "schema/op_versions.h"
+#include "schema/schema.h"
+
+namespace sy {
+namespace {
+
+Status check_opsets(const Graph& graph) {
+  for (const auto& [domain, version] : graph.opsets) {
+    const std::string_view d = normalize_domain(domain);
+    const int newest = newest_opset(d);
+    if (newest == 0) continue;  // a custom domain: its ops are checked one by one
+    if (version > newest)
+      return not_implemented("the model uses opset " + std::to_string(version) + " of domain '" +
+                             (d.empty() ? std::string("ai.onnx") : std::string(d)) +
+                             "', newer than the newest this build supports (" + std::to_string(newest) + ")");
+  }
+  return ok_status();
+}
+
+Status resolve_versions(Graph& graph) {
+  for (Node& node : graph.nodes) {
+    if (node.removed) continue;
+    // Nodes Switchyard inserts itself (device copies, fused ops) carry
+    // their version already.
+    if (node.domain == "com.switchyard") continue;
+    const std::string domain(normalize_domain(node.domain));
+    const int64_t opset = graph.opset(domain);
+    const std::string domain_name = domain.empty() ? "ai.onnx" : domain;
+    if (opset == 0 && !graph.opsets.count(domain) && (graph.parent == nullptr))
+      return invalid_graph(node.describe() + ": domain '" + domain_name + "' is not imported by the model's opset_import");
+    const int version = resolve_op_version(domain, node.op_type, opset);
+    if (version == 0) {
+      const int first = first_op_version(domain, node.op_type);
+      if (first == 0)
+        return not_implemented(node.describe() + ": unknown op '" + node.op_type + "' in domain '" + domain_name +
+                               "' (opset " + std::to_string(opset) + ")");
+      return invalid_graph(node.describe() + ": op '" + node.op_type + "' does not exist at opset " +
+                           std::to_string(opset) + " of domain '" + domain_name + "' (it first appears in opset " +
+                           std::to_string(first) + ")");
+    }
+    node.since_version = version;
+    for (Attribute& a : node.attributes) {
+      if (a.g) SY_RETURN_IF_ERROR(resolve_versions(*a.g));
+      for (auto& g : a.graphs) SY_RETURN_IF_ERROR(resolve_versions(*g));
+    }
+  }
+  return ok_status();
+}
+
+// Keeps the declared type where inference knows less (a model's value_info
+// may carry symbolic dims the inference cannot derive).
+void merge_inferred(ValueType& declared, ValueType inferred) {
+  if (inferred.kind == ValueType::Kind::kUnknown) return;
+  if (declared.kind == ValueType::Kind::kUnknown) {
+    declared = std::move(inferred);
+    return;
+  }
+  if (declared.dtype == DataType::kUndefined) declared.dtype = inferred.dtype;
+  if (!declared.has_shape && inferred.has_shape) {
+    declared.has_shape = true;
+    declared.dims = std::move(inferred.dims);
+    return;
+  }
+  if (declared.has_shape && inferred.has_shape && declared.dims.size() == inferred.dims.size()) {
+    for (size_t i = 0; i < declared.dims.size(); ++i)
+      if (!declared.dims[i].is_known() && inferred.dims[i].is_known()) declared.dims[i] = inferred.dims[i];
+  }
+}
+
+}  // namespace
+
+Status infer_types(Graph& graph) {
+  SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
+  std::vector<ValueType> outputs;
+  for (NodeId id : order) {
+    Node& node = graph.nodes[static_cast<size_t>(id)];
+    for (Attribute& a : node.attributes) {
+      if (a.g) SY_RETURN_IF_ERROR(infer_types(*a.g));
+      for (auto& g : a.graphs) SY_RETURN_IF_ERROR(infer_types(*g));
+    }
+    const OpSchema* schema = find_schema(node.domain, node.op_type, node.since_version);
+    if (schema == nullptr || schema->infer == nullptr) continue;
+    const auto n_in = static_cast<int>(node.inputs.size());
+    const auto n_out = static_cast<int>(node.outputs.size());
+    if (n_in < schema->min_inputs || (schema->max_inputs >= 0 && n_in > schema->max_inputs))
+      return invalid_graph(node.describe() + ": has " + std::to_string(n_in) + " inputs, expected " +
+                           std::to_string(schema->min_inputs) +
+                           (schema->max_inputs < 0 ? " or more" : " to " + std::to_string(schema->max_inputs)));
+    if (n_out < schema->min_outputs || (schema->max_outputs >= 0 && n_out > schema->max_outputs))
+      return invalid_graph(node.describe() + ": has " + std::to_string(n_out) + " outputs, expected " +
+                           std::to_string(schema->min_outputs) +
+                           (schema->max_outputs < 0 ? " or more" : " to " + std::to_string(schema->max_outputs)));
+    outputs.assign(node.outputs.size(), ValueType{});
+    InferenceContext ctx(graph, node, outputs);
+    SY_RETURN_IF_ERROR(schema->infer(ctx));
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i] == kNoValue) continue;
+      merge_inferred(graph.values[static_cast<size_t>(node.outputs[i])].type, std::move(outputs[i]));
+    }
+  }
+  return ok_status();
+}
+
+Status resolve(Graph& graph) {
+  SY_RETURN_IF_ERROR(check_opsets(graph));
+  SY_RETURN_IF_ERROR(resolve_versions(graph));
+  return infer_types(graph);
+}
+
+}  // namespace sy

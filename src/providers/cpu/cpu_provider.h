@@ -1,0 +1,22 @@
+// The CPU provider: always available, runs every op Switchyard implements.
+#pragma once
+
+#include "providers/provider.h"
+
+namespace sy::cpu {
+
+class CpuProvider final : public RegistryProvider {
+ public:
+  CpuProvider();
+  std::string name() const override { return "CPUExecutionProvider"; }
+  std::string short_name() const override { return "cpu"; }
+  Availability availability() const override { return {}; }
+  Device device() const override { return kCpuDevice; }
+  Allocator* allocator() override { return cpu_allocator(); }
+};
+
+// The CPU kernel table, shared by CpuProvider and by providers (the
+// test-only one, oneDNN) that reuse CPU kernels for some ops.
+const KernelRegistry& cpu_kernel_registry();
+
+}  // namespace sy::cpu

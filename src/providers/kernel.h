@@ -1,0 +1,120 @@
+// Kernels: the code that runs one node on one provider.
+//
+// Two phases. Creation (a KernelFactory) reads attributes, validates them
+// and prepacks constant weights; it may allocate freely. run() sees the
+// node's tensors through a KernelContext and must not allocate on the heap:
+// outputs and scratch come from the context, which reuses memory across
+// runs. run() is const and may be called from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "core/thread_pool.h"
+#include "model/graph.h"
+#include "switchyard/status.h"
+#include "switchyard/tensor.h"
+
+namespace sy {
+
+class KernelContext {
+ public:
+  virtual ~KernelContext() = default;
+
+  size_t num_inputs() const { return inputs_.size(); }
+  // nullptr when an optional input is omitted.
+  const Tensor* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  size_t num_outputs() const { return num_outputs_; }
+  // False for an omitted optional output; allocate_output() still works
+  // for it and gives throwaway memory.
+  virtual bool output_requested(size_t i) const = 0;
+
+  // The memory for output i, with the given type and shape. The returned
+  // pointer stays valid until run() returns.
+  virtual Result<Tensor*> allocate_output(size_t i, DataType dtype, const Shape& shape) = 0;
+  // Temporary memory (64-byte aligned) valid until run() returns; one region
+  // per kernel call, reused across runs.
+  virtual Result<void*> scratch(size_t bytes) = 0;
+
+  ThreadPool& thread_pool() const { return *pool_; }
+  const Node& node() const { return *node_; }
+
+ protected:
+  std::span<const Tensor* const> inputs_;
+  size_t num_outputs_ = 0;
+  ThreadPool* pool_ = nullptr;
+  const Node* node_ = nullptr;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual Status run(KernelContext& ctx) const = 0;
+};
+
+// What a factory sees when creating a kernel for a node.
+class KernelCreateContext {
+ public:
+  KernelCreateContext(const Graph& graph, const Node& node) : graph_(graph), node_(node) {}
+  const Graph& graph() const { return graph_; }
+  const Node& node() const { return node_; }
+  int opset() const { return node_.since_version; }
+  size_t num_inputs() const { return node_.inputs.size(); }
+  // nullptr when omitted.
+  const ValueType* input_type(size_t i) const {
+    return node_.has_input(i) ? &graph_.values[static_cast<size_t>(node_.inputs[i])].type : nullptr;
+  }
+  const ValueType* output_type(size_t i) const {
+    return i < node_.outputs.size() && node_.outputs[i] != kNoValue
+               ? &graph_.values[static_cast<size_t>(node_.outputs[i])].type
+               : nullptr;
+  }
+  // The input's value when it is constant (an initializer), for prepacking.
+  const Tensor* constant_input(size_t i) const {
+    return node_.has_input(i) ? graph_.constant(node_.inputs[i]) : nullptr;
+  }
+  DataType input_dtype(size_t i) const {
+    const ValueType* t = input_type(i);
+    return t ? t->dtype : DataType::kUndefined;
+  }
+  // An error naming the node, for invalid attributes.
+  Status error(const std::string& message) const { return invalid_graph(node_.describe() + ": " + message); }
+  Status unsupported(const std::string& message) const { return not_implemented(message); }
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+};
+
+using KernelFactory = Result<std::unique_ptr<Kernel>> (*)(const KernelCreateContext& ctx);
+
+inline constexpr int kLatestVersion = 1 << 30;
+
+// One row of a provider's kernel table.
+struct KernelDef {
+  std::string_view domain;  // "" for ai.onnx
+  std::string_view op_type;
+  int since_version;        // first op version this kernel implements
+  int end_version;          // last one, inclusive (kLatestVersion: open-ended)
+  int type_input;           // input whose dtype is checked against type_mask; -1 for none
+  uint64_t type_mask;       // type_bit(...) | ...
+  KernelFactory create;
+};
+
+// Builds a Kernel of type K from its constructor K(const KernelCreateContext&, Status&).
+template <typename K>
+Result<std::unique_ptr<Kernel>> make_kernel(const KernelCreateContext& ctx) {
+  Status status;
+  auto k = std::make_unique<K>(ctx, status);
+  if (!status.ok()) return status;
+  return std::unique_ptr<Kernel>(std::move(k));
+}
+
+// Error helper for run(): "node 'x' (Op): message".
+inline Status kernel_error(const KernelContext& ctx, const std::string& message) {
+  return runtime_error(ctx.node().describe() + ": " + message);
+}
+
+}  // namespace sy

@@ -1,0 +1,51 @@
+#include "providers/provider.h"
+
+#include <cstring>
+
+namespace sy {
+
+Status ExecutionProvider::copy_to_host(const Tensor& src, Tensor& dst) const {
+  if (src.byte_size() != dst.byte_size()) return invalid_argument("copy_to_host: size mismatch");
+  if (src.dtype() == DataType::kString)
+    return not_implemented(name() + " cannot copy string tensors");
+  if (src.byte_size() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.byte_size());
+  return ok_status();
+}
+
+Status ExecutionProvider::copy_from_host(const Tensor& src, Tensor& dst) const { return copy_to_host(src, dst); }
+
+std::string RegistryProvider::decline_reason(const Graph&, const Node&) const { return {}; }
+
+std::vector<NodeClaim> RegistryProvider::claim(const Graph& graph, std::span<const NodeId> candidates) {
+  std::vector<NodeClaim> claims;
+  claims.reserve(candidates.size());
+  for (NodeId id : candidates) {
+    NodeClaim c;
+    c.node = id;
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    std::string reason = decline_reason(graph, node);
+    if (!reason.empty()) {
+      c.reason = std::move(reason);
+      claims.push_back(std::move(c));
+      continue;
+    }
+    const KernelDef* def = registry_.find(graph, node, reason);
+    if (def == nullptr) {
+      c.reason = std::move(reason);
+      claims.push_back(std::move(c));
+      continue;
+    }
+    KernelCreateContext ctx(graph, node);
+    auto kernel = def->create(ctx);
+    if (!kernel.ok()) {
+      c.reason = kernel.status().message();
+    } else {
+      c.claimed = true;
+      c.kernel = std::move(kernel).value();
+    }
+    claims.push_back(std::move(c));
+  }
+  return claims;
+}
+
+}  // namespace sy

@@ -1,0 +1,72 @@
+// ExecutionProvider: one entry of the provider chain (DESIGN.md, "The
+// provider interface"). A provider says whether it can load here, claims
+// the nodes it can run (creating their kernels), and declines the rest with
+// a reason a person can act on.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/graph.h"
+#include "providers/kernel.h"
+#include "providers/kernel_registry.h"
+#include "switchyard/allocator.h"
+#include "switchyard/status.h"
+
+namespace sy {
+
+struct Availability {
+  bool available = true;
+  std::string reason;  // why not, when !available
+  std::string fix;     // what to do about it
+};
+
+// A provider's answer for one node.
+struct NodeClaim {
+  NodeId node = kNoNode;
+  bool claimed = false;
+  std::string reason;              // when declined
+  std::unique_ptr<Kernel> kernel;  // when claimed
+};
+
+class ExecutionProvider {
+ public:
+  virtual ~ExecutionProvider() = default;
+
+  // The ONNX Runtime-compatible long name, "CPUExecutionProvider".
+  virtual std::string name() const = 0;
+  // The short alias users type, "cpu".
+  virtual std::string short_name() const = 0;
+  virtual Availability availability() const = 0;
+  virtual Device device() const = 0;
+  virtual Allocator* allocator() = 0;
+
+  // For each candidate, either claim it (and create its kernel) or decline
+  // it with a reason. Called once per session with nodes no provider ahead
+  // of this one claimed.
+  virtual std::vector<NodeClaim> claim(const Graph& graph, std::span<const NodeId> candidates) = 0;
+
+  // Copies between this provider's device and host memory. `dst` is already
+  // allocated with src's dtype and shape. The CPU provider never needs them.
+  virtual Status copy_to_host(const Tensor& src, Tensor& dst) const;
+  virtual Status copy_from_host(const Tensor& src, Tensor& dst) const;
+};
+
+// A provider whose claims come from a KernelRegistry: find the def, check
+// types, create the kernel; every failure becomes the decline reason.
+class RegistryProvider : public ExecutionProvider {
+ public:
+  std::vector<NodeClaim> claim(const Graph& graph, std::span<const NodeId> candidates) override;
+  const KernelRegistry& registry() const { return registry_; }
+
+ protected:
+  // A node the registry could run but this provider chooses not to (a GPU
+  // provider leaving shape arithmetic on the CPU): return a reason, or an
+  // empty string to go ahead.
+  virtual std::string decline_reason(const Graph& graph, const Node& node) const;
+  KernelRegistry registry_;
+};
+
+}  // namespace sy

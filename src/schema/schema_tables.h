@@ -1,0 +1,19 @@
+// One table of schemas per op family, each defined beside its inference
+// functions in src/schema/<family>.cc and collected in schema.cc. To add a
+// family: write the file, declare its table here, list it in schema.cc.
+#pragma once
+
+#include <span>
+
+#include "schema/schema.h"
+
+namespace sy {
+
+std::span<const OpSchema> elementwise_schemas();    // schema/elementwise.cc: unary/binary math, compare, logic, Where, Clip, Cast
+std::span<const OpSchema> normalization_schemas();  // schema/normalization.cc: BatchNormalization, LayerNormalization, Softmax
+std::span<const OpSchema> reduce_schemas();         // schema/reduce.cc: Reduce*
+std::span<const OpSchema> nn_schemas();             // schema/nn.cc: Conv, pooling
+std::span<const OpSchema> matmul_schemas();         // schema/matmul.cc: MatMul, Gemm
+std::span<const OpSchema> tensor_schemas();         // schema/tensor.cc: shape and data movement ops
+
+}  // namespace sy
