@@ -103,6 +103,14 @@ ValueId Graph::add_value(const std::string& value_name, ValueType type) {
   return id;
 }
 
+void Graph::rename_value(ValueId v, const std::string& new_name) {
+  Value& value = values[static_cast<size_t>(v)];
+  auto it = index_.find(value.name);
+  if (it != index_.end() && it->second == v) index_.erase(it);
+  value.name = new_name;
+  index_[new_name] = v;
+}
+
 NodeId Graph::add_node(Node node) {
   const auto id = static_cast<NodeId>(nodes.size());
   for (ValueId in : node.inputs)

@@ -164,6 +164,8 @@ class Graph {
   ValueId find_value(const std::string& value_name) const;
   // Adds a value; the name must be new.
   ValueId add_value(const std::string& value_name, ValueType type = {});
+  // Renames a value; the new name must be unused.
+  void rename_value(ValueId v, const std::string& new_name);
   // Appends a node and links producer/consumer edges.
   NodeId add_node(Node node);
   // Recomputes producer/consumer links from the nodes (after rewrites).

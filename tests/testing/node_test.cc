@@ -3,35 +3,9 @@
 #include "model/resolve.h"
 #include "providers/cpu/cpu_provider.h"
 #include "providers/kernel.h"
+#include "providers/owning_kernel_context.h"
 
 namespace sy::testing {
-namespace {
-
-// A KernelContext that gives every output its own new tensor.
-class OwningKernelContext final : public KernelContext {
- public:
-  OwningKernelContext(const Node& node, std::span<const Tensor* const> inputs, size_t num_outputs, ThreadPool* pool)
-      : outputs_(num_outputs) {
-    inputs_ = inputs;
-    num_outputs_ = num_outputs;
-    pool_ = pool;
-    node_ = &node;
-  }
-  bool output_requested(size_t i) const override { return node_->outputs[i] != kNoValue; }
-  Result<Tensor*> allocate_output(size_t i, DataType dtype, const Shape& shape) override {
-    if (i >= outputs_.size()) return invalid_argument("output index out of range");
-    SY_ASSIGN_OR_RETURN(outputs_[i], Tensor::allocate(dtype, shape));
-    return &outputs_[i];
-  }
-  Result<void*> scratch(size_t bytes) override {
-    SY_ASSIGN_OR_RETURN(scratch_, Tensor::allocate(DataType::kUint8, Shape{static_cast<int64_t>(bytes)}));
-    return scratch_.raw_data();
-  }
-  std::vector<Tensor> outputs_;
-  Tensor scratch_;
-};
-
-}  // namespace
 
 Tensor make_bool_tensor(const Shape& shape, const std::vector<int>& values) {
   Tensor t = Tensor::allocate(DataType::kBool, shape).value();
@@ -176,9 +150,9 @@ Result<std::vector<Tensor>> NodeTest::run() {
     }
   }
   ThreadPool pool(threads_);
-  OwningKernelContext ctx(node, inputs, node.outputs.size(), &pool);
+  OwningKernelContext ctx(node, inputs, &pool);
   SY_RETURN_IF_ERROR(kernel->run(ctx));
-  return std::move(ctx.outputs_);
+  return std::move(ctx.outputs());
 }
 
 namespace {

@@ -1,0 +1,151 @@
+// The C++ API: a Session runs one model through the provider chain.
+//
+//   sy::SessionOptions options;
+//   options.providers = {{"cpu", {}}};
+//   auto session = sy::Session::create("model.onnx", options);
+//   if (!session.ok()) { std::cerr << session.status().to_string(); ... }
+//   auto outputs = (*session)->run({{"input", tensor}});
+//
+// run() is safe to call from several threads at once on one Session.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "switchyard/status.h"
+#include "switchyard/tensor.h"
+
+namespace sy {
+
+// What to do when the assignment differs from the priority list the user gave.
+enum class FallbackAction { kAllow, kWarn, kError };
+
+struct FallbackPolicy {
+  // A requested provider that cannot load here.
+  FallbackAction unavailable_provider = FallbackAction::kWarn;
+  // Nodes that fall through from a requested provider to a later one.
+  FallbackAction node_fallthrough = FallbackAction::kWarn;
+  // Both levels set to kError (SWITCHYARD_STRICT=1, --strict).
+  static FallbackPolicy strict() { return {FallbackAction::kError, FallbackAction::kError}; }
+};
+
+// The levels ONNX Runtime users know (ORT_DISABLE_ALL ... ORT_ENABLE_ALL).
+enum class OptimizationLevel { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
+
+struct ProviderRequest {
+  std::string name;  // "cuda", "CUDAExecutionProvider", ...
+  std::map<std::string, std::string> options;
+};
+
+enum class LogLevel { kVerbose = 0, kInfo = 1, kWarning = 2, kError = 3, kFatal = 4 };
+
+struct SessionOptions {
+  // Priority order; empty means {"cpu"}. CPU is appended when missing, as
+  // the last resort, and the fallback policy decides how loudly it is used.
+  std::vector<ProviderRequest> providers;
+  FallbackPolicy fallback;
+  int intra_op_threads = 0;  // 0: one per core
+  int inter_op_threads = 1;
+  OptimizationLevel optimization_level = OptimizationLevel::kAll;
+  std::string log_id;  // names the session in log lines; default "session<N>"
+  LogLevel log_level = LogLevel::kWarning;
+  // When set, the optimized graph is written there as an ONNX file.
+  std::string optimized_model_path;
+  // Free-form key/values (ORT's add_session_config_entry).
+  std::map<std::string, std::string> config;
+};
+
+struct RunOptions {
+  std::string run_tag;
+  LogLevel log_level = LogLevel::kWarning;
+};
+
+// One dimension of a declared shape: value >= 0, or a symbol, or unknown.
+struct DimInfo {
+  int64_t value = -1;
+  std::string symbol;
+};
+
+struct ValueInfo {
+  std::string name;
+  DataType dtype = DataType::kUndefined;
+  std::string type;  // "tensor(float)"
+  bool has_shape = false;
+  std::vector<DimInfo> shape;
+};
+
+struct ProviderDecline {
+  std::string provider;
+  std::string reason;
+};
+
+// Which provider runs a node, and why each provider ahead of it declined.
+struct NodeAssignment {
+  std::string node_name;
+  std::string op_type;
+  std::string provider;
+  std::vector<ProviderDecline> declined;
+};
+
+struct ModelMetadata {
+  std::string producer_name;
+  std::string producer_version;
+  std::string graph_name;
+  std::string domain;
+  std::string description;
+  std::string graph_description;
+  int64_t version = 0;
+  int64_t ir_version = 0;
+  std::map<std::string, int64_t> opsets;
+  std::map<std::string, std::string> custom_metadata;
+};
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> create(const std::string& model_path, const SessionOptions& options = {});
+  // External data is not allowed for models given as bytes.
+  static Result<std::unique_ptr<Session>> create_from_bytes(const void* data, size_t size,
+                                                            const SessionOptions& options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& outputs() const;
+  const std::vector<ValueInfo>& overridable_initializers() const;
+  const ModelMetadata& metadata() const;
+  // Long names of the providers that run at least one node, in priority order.
+  std::vector<std::string> providers() const;
+  // Long names of the providers requested (after alias resolution), in order.
+  std::vector<std::string> requested_providers() const;
+  const std::vector<NodeAssignment>& assignment() const;
+  // A readable table of assignment(), one line per node.
+  std::string assignment_report() const;
+
+  // Runs the model. `output_names` empty: every output, in model order.
+  // Feeds are checked against the model's inputs (name, type, rank, fixed
+  // dims); errors name the input and the expected vs received type/shape.
+  Result<std::vector<Tensor>> run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                  const std::vector<std::string>& output_names = {},
+                                  const RunOptions& run_options = {}) const;
+
+  class Impl;
+
+ private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Long names of the providers that can load on this machine.
+std::vector<std::string> available_providers();
+// Long names of every provider Switchyard knows.
+std::vector<std::string> all_providers();
+const char* version_string();
+
+}  // namespace sy
+
+namespace switchyard = sy;

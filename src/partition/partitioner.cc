@@ -1,0 +1,170 @@
+#include "partition/partitioner.h"
+
+#include <map>
+
+namespace sy {
+namespace {
+
+class CopyKernel final : public Kernel {
+ public:
+  CopyKernel(const ExecutionProvider* provider, bool to_host) : provider_(provider), to_host_(to_host) {}
+  Status run(KernelContext& ctx) const override {
+    const Tensor* src = ctx.input(0);
+    SY_ASSIGN_OR_RETURN(Tensor * dst, ctx.allocate_output(0, src->dtype(), src->shape()));
+    return to_host_ ? provider_->copy_to_host(*src, *dst) : provider_->copy_from_host(*src, *dst);
+  }
+
+ private:
+  const ExecutionProvider* provider_;
+  bool to_host_;
+};
+
+std::string join_declines(const std::vector<Decline>& declines, std::span<ExecutionProvider* const> providers) {
+  std::string s;
+  for (const Decline& d : declines) {
+    if (!s.empty()) s += "; ";
+    s += providers[static_cast<size_t>(d.provider)]->short_name() + ": " + d.reason;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_copy_kernel(const ExecutionProvider* device_provider, bool to_host) {
+  return std::make_unique<CopyKernel>(device_provider, to_host);
+}
+
+Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers) {
+  PartitionResult result;
+  SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
+  const size_t n = graph.nodes.size();
+  result.node_provider.assign(n, -1);
+  result.kernels.resize(n);
+  result.declines.resize(n);
+
+  // 1. Claims, in priority order.
+  std::vector<NodeId> remaining = order;
+  for (size_t p = 0; p < providers.size() && !remaining.empty(); ++p) {
+    std::vector<NodeClaim> claims = providers[p]->claim(graph, remaining);
+    std::vector<NodeId> next;
+    for (NodeClaim& c : claims) {
+      const auto id = static_cast<size_t>(c.node);
+      if (c.claimed) {
+        result.node_provider[id] = static_cast<int>(p);
+        result.kernels[id] = std::move(c.kernel);
+      } else {
+        result.declines[id].push_back({static_cast<int>(p), std::move(c.reason)});
+        next.push_back(c.node);
+      }
+    }
+    remaining = std::move(next);
+  }
+  if (!remaining.empty()) {
+    const Node& node = graph.nodes[static_cast<size_t>(remaining[0])];
+    std::string more = remaining.size() > 1 ? " (and " + std::to_string(remaining.size() - 1) + " more nodes)" : "";
+    return not_implemented("no provider can run " + node.describe() + more + ": " +
+                           join_declines(result.declines[static_cast<size_t>(remaining[0])], providers));
+  }
+
+  // 2. Copies where a value is used on another device than where it lives.
+  // Graph inputs and initializers live on the host.
+  auto device_of_provider = [&](int p) { return providers[static_cast<size_t>(p)]->device(); };
+  std::vector<Device> location(graph.values.size(), kCpuDevice);
+  for (NodeId id : order) {
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    for (ValueId out : node.outputs)
+      if (out != kNoValue) location[static_cast<size_t>(out)] = device_of_provider(result.node_provider[static_cast<size_t>(id)]);
+  }
+  // provider index owning each non-host device
+  std::map<std::pair<int, int>, int> device_owner;
+  for (size_t p = 0; p < providers.size(); ++p) {
+    const Device d = providers[p]->device();
+    if (!d.is_cpu()) device_owner.emplace(std::make_pair(static_cast<int>(d.type), d.id), static_cast<int>(p));
+  }
+  auto owner_of = [&](Device d) { return device_owner.at({static_cast<int>(d.type), d.id}); };
+
+  // (value, device) -> the value holding its copy there
+  std::map<std::tuple<ValueId, int, int>, ValueId> copies;
+  std::vector<NodeId> new_order;
+  auto add_copy = [&](ValueId src, Device from, Device to, std::vector<NodeId>& emit) -> ValueId {
+    const bool to_host = to.is_cpu();
+    const Device device_side = to_host ? from : to;
+    const int owner = owner_of(device_side);
+    Value& sv = graph.values[static_cast<size_t>(src)];
+    const std::string copy_name = sv.name + "@" + to.to_string();
+    ValueId dst = graph.add_value(copy_name, graph.values[static_cast<size_t>(src)].type);
+    Node copy;
+    copy.name = "copy_" + copy_name;
+    copy.op_type = to_host ? kCopyToHostOp : kCopyFromHostOp;
+    copy.domain = kSwitchyardDomain;
+    copy.since_version = 1;
+    copy.inputs = {src};
+    copy.outputs = {dst};
+    const NodeId cid = graph.add_node(std::move(copy));
+    result.node_provider.push_back(owner);
+    result.kernels.push_back(make_copy_kernel(providers[static_cast<size_t>(owner)], to_host));
+    result.declines.emplace_back();
+    location.push_back(to);
+    ++result.num_copies;
+    if (graph.constant(src) != nullptr) ++result.num_constant_copies;
+    emit.push_back(cid);
+    return dst;
+  };
+  auto copy_to = [&](ValueId v, Device to, std::vector<NodeId>& emit) -> ValueId {
+    const Device from = location[static_cast<size_t>(v)];
+    if (from == to) return v;
+    auto key = std::make_tuple(v, static_cast<int>(to.type), to.id);
+    auto it = copies.find(key);
+    if (it != copies.end()) return it->second;
+    ValueId result_value;
+    if (!from.is_cpu() && !to.is_cpu()) {  // device to device goes through the host
+      const ValueId host = [&] {
+            auto hk = std::make_tuple(v, static_cast<int>(DeviceType::kCpu), 0);
+            auto hit = copies.find(hk);
+            if (hit != copies.end()) return hit->second;
+            ValueId h = add_copy(v, from, kCpuDevice, emit);
+            copies[hk] = h;
+            return h;
+          }();
+      result_value = add_copy(host, kCpuDevice, to, emit);
+    } else {
+      result_value = add_copy(v, from, to, emit);
+    }
+    copies[key] = result_value;
+    return result_value;
+  };
+
+  for (NodeId id : order) {
+    const Device here = device_of_provider(result.node_provider[static_cast<size_t>(id)]);
+    for (size_t i = 0; i < graph.nodes[static_cast<size_t>(id)].inputs.size(); ++i) {
+      const ValueId v = graph.nodes[static_cast<size_t>(id)].inputs[i];
+      if (v == kNoValue || location[static_cast<size_t>(v)] == here) continue;
+      const ValueId moved = copy_to(v, here, new_order);
+      graph.nodes[static_cast<size_t>(id)].inputs[i] = moved;
+    }
+    new_order.push_back(id);
+  }
+  // Graph outputs must end on the host under their own names.
+  for (ValueId& out : graph.outputs) {
+    if (location[static_cast<size_t>(out)].is_cpu()) continue;
+    const std::string name = graph.values[static_cast<size_t>(out)].name;
+    graph.rename_value(out, name + "@" + location[static_cast<size_t>(out)].to_string());
+    graph.values[static_cast<size_t>(out)].is_graph_output = false;
+    const ValueId host = copy_to(out, kCpuDevice, new_order);
+    graph.rename_value(host, name);
+    graph.values[static_cast<size_t>(host)].is_graph_output = true;
+    out = host;
+  }
+  graph.rebuild_links();
+  result.order = std::move(new_order);
+
+  // 3. Partitions: runs of consecutive nodes on one provider.
+  for (NodeId id : result.order) {
+    const int p = result.node_provider[static_cast<size_t>(id)];
+    if (result.partitions.empty() || result.partitions.back().provider != p) result.partitions.push_back({p, {}});
+    result.partitions.back().nodes.push_back(id);
+  }
+  return result;
+}
+
+}  // namespace sy

@@ -1,0 +1,54 @@
+// The provider chain (DESIGN.md, "The provider interface"): providers in
+// priority order claim nodes; what a provider declines falls through to the
+// next one with that provider's reason. Then device copies are inserted
+// wherever a value crosses devices, and nodes are grouped into partitions.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/graph.h"
+#include "providers/kernel.h"
+#include "providers/provider.h"
+
+namespace sy {
+
+// Domain of the nodes the partitioner inserts.
+inline constexpr const char* kSwitchyardDomain = "com.switchyard";
+inline constexpr const char* kCopyToHostOp = "MemcpyToHost";
+inline constexpr const char* kCopyFromHostOp = "MemcpyFromHost";
+
+struct Decline {
+  int provider = -1;  // index into the chain
+  std::string reason;
+};
+
+// A maximal run of nodes, in execution order, that one provider runs.
+struct Partition {
+  int provider = -1;
+  std::vector<NodeId> nodes;
+};
+
+struct PartitionResult {
+  // Per NodeId of the (rewritten) graph; removed nodes have provider -1.
+  std::vector<int> node_provider;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  std::vector<std::vector<Decline>> declines;
+  std::vector<NodeId> order;  // execution order, copies included
+  std::vector<Partition> partitions;
+  int num_copies = 0;          // copy nodes inserted
+  int num_constant_copies = 0; // of which copy an initializer (done once)
+};
+
+// Assigns every live node of `graph` to a provider and inserts copies.
+// Fails, naming the node and every provider's reason, when no provider can
+// run a node.
+Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers);
+
+// The kernel a copy node runs: src device -> dst device through the
+// provider that owns the non-host side.
+std::unique_ptr<Kernel> make_copy_kernel(const ExecutionProvider* device_provider, bool to_host);
+
+}  // namespace sy

@@ -1,0 +1,158 @@
+#include "providers/provider_factory.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+#include "providers/cpu/cpu_provider.h"
+
+namespace sy {
+namespace {
+
+struct Registered {
+  ProviderInfo info;
+  ProviderFactory factory;
+};
+
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::vector<Registered>& extra_providers() {
+  static std::vector<Registered> v;
+  return v;
+}
+
+// The providers ONNX Runtime users know, in the order people list them.
+// Only CPU is built into this installation today; the others resolve by
+// name so that asking for them gives a clear "not built" reason.
+const ProviderInfo kBuiltin[] = {
+    {"TensorrtExecutionProvider", "tensorrt", false},
+    {"CUDAExecutionProvider", "cuda", false},
+    {"ROCMExecutionProvider", "rocm", false},
+    {"OpenVINOExecutionProvider", "openvino", false},
+    {"DnnlExecutionProvider", "dnnl", false},
+    {"CoreMLExecutionProvider", "coreml", false},
+    {"NnapiExecutionProvider", "nnapi", false},
+    {"XnnpackExecutionProvider", "xnnpack", false},
+    {"CPUExecutionProvider", "cpu", true},
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+class UnavailableProvider final : public ExecutionProvider {
+ public:
+  UnavailableProvider(std::string name, std::string short_name, Availability why)
+      : name_(std::move(name)), short_name_(std::move(short_name)), why_(std::move(why)) {}
+  std::string name() const override { return name_; }
+  std::string short_name() const override { return short_name_; }
+  Availability availability() const override { return why_; }
+  Device device() const override { return kCpuDevice; }
+  Allocator* allocator() override { return cpu_allocator(); }
+  std::vector<NodeClaim> claim(const Graph&, std::span<const NodeId> candidates) override {
+    std::vector<NodeClaim> claims;
+    for (NodeId id : candidates) {
+      NodeClaim c;
+      c.node = id;
+      c.reason = "provider unavailable: " + why_.reason;
+      claims.push_back(std::move(c));
+    }
+    return claims;
+  }
+
+ private:
+  std::string name_, short_name_;
+  Availability why_;
+};
+
+}  // namespace
+
+std::unique_ptr<ExecutionProvider> make_unavailable_provider(const std::string& name, const std::string& short_name,
+                                                             Availability why) {
+  return std::make_unique<UnavailableProvider>(name, short_name, std::move(why));
+}
+
+std::vector<ProviderInfo> known_providers() {
+  std::vector<ProviderInfo> all(std::begin(kBuiltin), std::end(kBuiltin));
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  for (const Registered& r : extra_providers()) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const ProviderInfo& p) { return p.name == r.info.name; });
+    if (it != all.end()) {
+      *it = r.info;
+    } else {
+      all.insert(all.end() - 1, r.info);  // before CPU, the last resort
+    }
+  }
+  return all;
+}
+
+Result<std::string> canonical_provider_name(const std::string& user_name) {
+  const std::string wanted = lower(user_name);
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  for (const ProviderInfo& p : known_providers()) {
+    if (wanted == lower(p.name) || wanted == p.short_name) return p.name;
+    for (const std::string& candidate : {lower(p.name), p.short_name}) {
+      const size_t d = edit_distance(wanted, candidate);
+      if (d < best_distance) {
+        best_distance = d;
+        best = p.name + " (\"" + p.short_name + "\")";
+      }
+    }
+  }
+  std::string known;
+  for (const ProviderInfo& p : known_providers()) known += (known.empty() ? "" : ", ") + p.short_name;
+  return invalid_argument("unknown execution provider '" + user_name + "'; did you mean " + best +
+                          "? Known providers: " + known);
+}
+
+void register_provider(const ProviderInfo& info, ProviderFactory factory) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  for (Registered& r : extra_providers()) {
+    if (r.info.name == info.name) {
+      r = {info, std::move(factory)};
+      return;
+    }
+  }
+  extra_providers().push_back({info, std::move(factory)});
+}
+
+Result<std::unique_ptr<ExecutionProvider>> create_provider(const std::string& long_name, const ProviderOptions& options) {
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    for (const Registered& r : extra_providers())
+      if (r.info.name == long_name) return r.factory(options);
+  }
+  if (long_name == "CPUExecutionProvider") {
+    if (!options.empty())
+      return invalid_argument("CPUExecutionProvider takes no options; got '" + options.begin()->first + "'");
+    return std::unique_ptr<ExecutionProvider>(std::make_unique<cpu::CpuProvider>());
+  }
+  for (const ProviderInfo& p : kBuiltin) {
+    if (p.name != long_name) continue;
+    Availability why;
+    why.available = false;
+    why.reason = p.name + " is not built into this installation of Switchyard";
+    why.fix = "use a Switchyard build that includes the " + p.short_name + " provider";
+    return make_unavailable_provider(p.name, p.short_name, why);
+  }
+  return invalid_argument("unknown execution provider '" + long_name + "'");
+}
+
+}  // namespace sy

@@ -1,0 +1,144 @@
+#include "session/execution_plan.h"
+
+#include <algorithm>
+
+#include "providers/owning_kernel_context.h"
+
+namespace sy {
+namespace {
+
+// Runs a copy step whose input is constant, once, at plan time: weights are
+// uploaded to a device when the session is created, not on every run.
+Status precompute_constant_copy(const PlanStep& step, ExecutionPlan& plan, Allocator* allocator) {
+  const Tensor& src = plan.constants[static_cast<size_t>(step.inputs[0])];
+  SY_ASSIGN_OR_RETURN(Tensor dst, Tensor::allocate(src.dtype(), src.shape(), allocator));
+  std::vector<const Tensor*> inputs{&src};
+  ThreadPool pool(1);
+  // The copy kernel allocates through the context; give it the device
+  // allocator by running it against a context whose output we replace.
+  class CopyContext final : public KernelContext {
+   public:
+    CopyContext(const Node& node, std::span<const Tensor* const> in, ThreadPool* p, Tensor* out) : out_(out) {
+      inputs_ = in;
+      num_outputs_ = 1;
+      pool_ = p;
+      node_ = &node;
+    }
+    bool output_requested(size_t) const override { return true; }
+    Result<Tensor*> allocate_output(size_t, DataType, const Shape&) override { return out_; }
+    Result<void*> scratch(size_t) override { return invalid_argument("no scratch for copies"); }
+
+   private:
+    Tensor* out_;
+  } ctx(*step.node_ptr, inputs, &pool, &dst);
+  SY_RETURN_IF_ERROR(step.kernel->run(ctx));
+  plan.constants[static_cast<size_t>(step.outputs[0])] = std::move(dst);
+  return ok_status();
+}
+
+}  // namespace
+
+Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partition,
+                                           std::span<ExecutionProvider* const> providers,
+                                           std::vector<std::unique_ptr<Kernel>>& owned_kernels) {
+  ExecutionPlan plan;
+  plan.constants.resize(graph.values.size());
+  plan.values.resize(graph.values.size());
+
+  for (const auto& [v, t] : graph.initializers) {
+    plan.constants[static_cast<size_t>(v)] = t;
+    plan.values[static_cast<size_t>(v)].storage = ValueStorage::kConstant;
+  }
+  for (ValueId v : graph.inputs) plan.values[static_cast<size_t>(v)].storage = ValueStorage::kFeed;
+
+  // Steps; constant copies are done now and dropped from the run.
+  for (NodeId id : partition.order) {
+    Node& node = graph.nodes[static_cast<size_t>(id)];
+    PlanStep step;
+    step.node = id;
+    step.node_ptr = &node;
+    step.provider = partition.node_provider[static_cast<size_t>(id)];
+    step.kernel = partition.kernels[static_cast<size_t>(id)].get();
+    owned_kernels.push_back(std::move(partition.kernels[static_cast<size_t>(id)]));
+    step.inputs = node.inputs;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      ValueId out = node.outputs[i];
+      step.output_requested.push_back(out != kNoValue);
+      if (out == kNoValue) {
+        // A throwaway value so that every output has planned memory.
+        out = graph.add_value("");
+        plan.values.emplace_back();
+        plan.constants.emplace_back();
+      }
+      step.outputs.push_back(out);
+    }
+    const bool constant_copy = node.domain == kSwitchyardDomain && node.has_input(0) &&
+                               plan.values[static_cast<size_t>(node.inputs[0])].storage == ValueStorage::kConstant;
+    if (constant_copy) {
+      Allocator* alloc = providers[static_cast<size_t>(step.provider)]->allocator();
+      if (node.op_type == kCopyToHostOp) alloc = cpu_allocator();
+      SY_RETURN_IF_ERROR(precompute_constant_copy(step, plan, alloc));
+      plan.values[static_cast<size_t>(step.outputs[0])].storage = ValueStorage::kConstant;
+      continue;
+    }
+    plan.max_step_inputs = std::max(plan.max_step_inputs, step.inputs.size());
+    plan.steps.push_back(std::move(step));
+  }
+
+  // Lifetimes: the last step that reads each value.
+  std::vector<int> last_use(graph.values.size(), -1);
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    for (ValueId v : plan.steps[s].inputs)
+      if (v != kNoValue) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
+
+  // Greedy slot assignment in step order. A slot freed by step s can be
+  // reused from step s+1 on: a kernel reads its inputs while writing outputs.
+  std::vector<int> slot_free_after;    // per slot: last step that uses it
+  std::vector<size_t> slot_estimate;   // per slot: largest static size seen (0: unknown)
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlanStep& step = plan.steps[s];
+    Allocator* alloc = step.node_ptr->op_type == kCopyToHostOp && step.node_ptr->domain == kSwitchyardDomain
+                           ? cpu_allocator()
+                           : providers[static_cast<size_t>(step.provider)]->allocator();
+    for (ValueId out : step.outputs) {
+      ValuePlan& vp = plan.values[static_cast<size_t>(out)];
+      vp.allocator = alloc;
+      if (graph.values[static_cast<size_t>(out)].is_graph_output) {
+        vp.storage = ValueStorage::kOutput;
+        continue;
+      }
+      vp.storage = ValueStorage::kSlot;
+      const int end = std::max(last_use[static_cast<size_t>(out)], static_cast<int>(s));
+      // Best fit by the statically known size, when there is one: the
+      // smallest free slot that is big enough, else the biggest free one.
+      const ValueType& type = graph.values[static_cast<size_t>(out)].type;
+      const size_t estimate = type.is_static() ? storage_bytes(type.dtype, type.static_shape().num_elements()) : 0;
+      int chosen = -1;
+      for (size_t k = 0; k < plan.slots.size(); ++k) {
+        if (plan.slots[k].allocator != alloc || slot_free_after[k] >= static_cast<int>(s)) continue;
+        if (chosen < 0) {
+          chosen = static_cast<int>(k);
+          continue;
+        }
+        const size_t have = slot_estimate[static_cast<size_t>(chosen)];
+        const size_t cand = slot_estimate[k];
+        const bool cand_fits = cand >= estimate;
+        const bool have_fits = have >= estimate;
+        if ((cand_fits && (!have_fits || cand < have)) || (!cand_fits && !have_fits && cand > have))
+          chosen = static_cast<int>(k);
+      }
+      if (chosen < 0) {
+        chosen = static_cast<int>(plan.slots.size());
+        plan.slots.push_back({alloc});
+        slot_free_after.push_back(end);
+        slot_estimate.push_back(0);
+      }
+      slot_free_after[static_cast<size_t>(chosen)] = end;
+      slot_estimate[static_cast<size_t>(chosen)] = std::max(slot_estimate[static_cast<size_t>(chosen)], estimate);
+      vp.slot = chosen;
+    }
+  }
+  return plan;
+}
+
+}  // namespace sy

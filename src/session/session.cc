@@ -1,0 +1,438 @@
+#include "switchyard/session.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+
+#include "model/loader.h"
+#include "model/resolve.h"
+#include "optimizer/optimizer.h"
+#include "providers/provider_factory.h"
+#include "session/session_impl.h"
+
+namespace sy {
+namespace {
+
+std::atomic<int> g_session_counter{0};
+
+ValueInfo make_value_info(const Value& v) {
+  ValueInfo info;
+  info.name = v.name;
+  info.dtype = v.type.dtype;
+  info.type = v.type.type_string();
+  info.has_shape = v.type.has_shape;
+  for (const Dim& d : v.type.dims) info.shape.push_back({d.value, d.symbol});
+  return info;
+}
+
+std::string shape_of(const ValueInfo& info) {
+  if (!info.has_shape) return "[?]";
+  std::string s = "[";
+  for (size_t i = 0; i < info.shape.size(); ++i) {
+    if (i) s += ",";
+    const DimInfo& d = info.shape[i];
+    s += d.value >= 0 ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
+  }
+  return s + "]";
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] != '\0' && std::string(v) != "0";
+}
+
+// Applies the policy: allow -> nothing, warn -> a WARNING line, error -> fail.
+Status apply_policy(FallbackAction action, const Session::Impl& s, const std::string& message) {
+  if (action == FallbackAction::kError) return Status(StatusCode::kFail, message + " (fallback policy: error)");
+  if (action == FallbackAction::kWarn) log_message(LogSeverity::kWarning, s.log_severity, s.log_id, message);
+  return ok_status();
+}
+
+// Kernel context for one step of a plan, reading and writing a frame.
+class FrameKernelContext final : public KernelContext {
+ public:
+  FrameKernelContext(const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool)
+      : plan_(plan), frame_(frame) {
+    pool_ = pool;
+  }
+
+  void set_step(const PlanStep& step) {
+    step_ = &step;
+    node_ = step.node_ptr;
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const ValueId v = step.inputs[i];
+      if (v == kNoValue) {
+        frame_.input_ptrs[i] = nullptr;
+      } else if (plan_.values[static_cast<size_t>(v)].storage == ValueStorage::kConstant) {
+        frame_.input_ptrs[i] = &plan_.constants[static_cast<size_t>(v)];
+      } else {
+        frame_.input_ptrs[i] = &frame_.values[static_cast<size_t>(v)];
+      }
+    }
+    inputs_ = std::span<const Tensor* const>(frame_.input_ptrs.data(), step.inputs.size());
+    num_outputs_ = step.outputs.size();
+  }
+
+  bool output_requested(size_t i) const override { return i < step_->output_requested.size() && step_->output_requested[i]; }
+
+  Result<Tensor*> allocate_output(size_t i, DataType dtype, const Shape& shape) override {
+    if (i >= step_->outputs.size())
+      return runtime_error(node_->describe() + ": kernel asked for output " + std::to_string(i) + " of " +
+                           std::to_string(step_->outputs.size()));
+    const ValueId v = step_->outputs[i];
+    const ValuePlan& vp = plan_.values[static_cast<size_t>(v)];
+    Tensor& t = frame_.values[static_cast<size_t>(v)];
+    if (vp.storage == ValueStorage::kOutput || dtype == DataType::kString) {
+      SY_ASSIGN_OR_RETURN(t, Tensor::allocate(dtype, shape, vp.allocator));
+      return &t;
+    }
+    SY_RETURN_IF_ERROR(check_shape_is_sane(shape, dtype, node_->describe() + " output " + std::to_string(i)));
+    SY_ASSIGN_OR_RETURN(void* p, frame_.slots[static_cast<size_t>(vp.slot)].reserve(storage_bytes(dtype, shape.num_elements())));
+    t.reset_view(dtype, shape, p, vp.allocator->device());
+    return &t;
+  }
+
+  Result<void*> scratch(size_t bytes) override {
+    return frame_.scratch[static_cast<size_t>(step_->provider)].reserve(bytes);
+  }
+
+ private:
+  const ExecutionPlan& plan_;
+  ExecutionFrame& frame_;
+  const PlanStep* step_ = nullptr;
+};
+
+}  // namespace
+
+// ---- creation ---------------------------------------------------------------
+
+Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const SessionOptions& options) {
+  auto s = std::make_unique<Impl>();
+  s->options = options;
+  s->log_id = options.log_id.empty() ? "session" + std::to_string(g_session_counter.fetch_add(1))
+                                     : options.log_id;
+  s->log_severity = static_cast<LogSeverity>(options.log_level);
+  if (env_flag("SWITCHYARD_STRICT")) s->options.fallback = FallbackPolicy::strict();
+  const std::string where = model.path.empty() ? "model" : model.path;
+  Graph& graph = *model.graph;
+
+  SY_RETURN_IF_ERROR(resolve(graph).with_context(where));
+
+  // Overridable initializers are inputs with a default value: they must not
+  // be folded or prepacked as constants.
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    Value& value = graph.values[v];
+    if (!(value.is_graph_input && value.is_initializer)) continue;
+    auto it = graph.initializers.find(static_cast<ValueId>(v));
+    if (it == graph.initializers.end()) continue;
+    s->overridable.emplace_back(static_cast<ValueId>(v), it->second);
+    s->overridable_infos.push_back(make_value_info(value));
+    graph.initializers.erase(it);
+    value.is_initializer = false;
+  }
+  // Metadata describes the model as given, before any rewriting.
+  for (ValueId v : graph.inputs) s->input_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
+  for (ValueId v : graph.outputs) s->output_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
+
+  SY_RETURN_IF_ERROR(optimize(graph, options.optimization_level).with_context(where));
+
+  // The provider chain. CPU is always the last resort.
+  std::vector<ProviderRequest> requests = options.providers;
+  if (requests.empty()) requests.push_back({"cpu", {}});
+  bool has_cpu = false;
+  for (const ProviderRequest& r : requests) {
+    SY_ASSIGN_OR_RETURN(std::string name, canonical_provider_name(r.name));
+    for (const std::string& seen : s->requested)
+      if (seen == name) return invalid_argument("provider " + name + " is listed twice");
+    s->requested.push_back(name);
+    SY_ASSIGN_OR_RETURN(auto provider, create_provider(name, r.options));
+    const Availability a = provider->availability();
+    if (!a.available) {
+      const std::string disabled_env = "SWITCHYARD_DISABLE_" + provider->short_name();
+      SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.unavailable_provider, *s,
+                                      "requested provider " + name + " is not available: " + a.reason +
+                                          (a.fix.empty() ? "" : "; fix: " + a.fix) +
+                                          "; its nodes fall through to the next provider"));
+    }
+    if (name == "CPUExecutionProvider") has_cpu = true;
+    s->providers.push_back(std::move(provider));
+  }
+  if (!has_cpu) {
+    SY_ASSIGN_OR_RETURN(auto cpu, create_provider("CPUExecutionProvider", {}));
+    s->providers.push_back(std::move(cpu));
+  }
+  for (auto& p : s->providers) {
+    s->chain.push_back(p.get());
+    s->provider_allocators.push_back(p->allocator());
+  }
+
+  SY_ASSIGN_OR_RETURN(s->partition, partition_graph(graph, s->chain));
+  SY_ASSIGN_OR_RETURN(s->plan, build_execution_plan(graph, s->partition, s->chain, s->kernels));
+
+  // The assignment report, and the fall-through warning: nodes that an
+  // available provider ahead of their own declined.
+  std::map<std::string, int> fell_through;  // "from -> to: op" -> count
+  int fell_through_nodes = 0;
+  for (NodeId id : s->partition.order) {
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    NodeAssignment a;
+    a.node_name = node.name;
+    a.op_type = node.op_type;
+    const int p = s->partition.node_provider[static_cast<size_t>(id)];
+    a.provider = s->chain[static_cast<size_t>(p)]->name();
+    bool declined_by_available = false;
+    std::string from;
+    for (const Decline& d : s->partition.declines[static_cast<size_t>(id)]) {
+      a.declined.push_back({s->chain[static_cast<size_t>(d.provider)]->name(), d.reason});
+      if (s->chain[static_cast<size_t>(d.provider)]->availability().available && !declined_by_available) {
+        declined_by_available = true;
+        from = s->chain[static_cast<size_t>(d.provider)]->name();
+      }
+    }
+    if (declined_by_available) {
+      ++fell_through_nodes;
+      ++fell_through[from + " -> " + a.provider + ": " + node.op_type];
+    }
+    s->assignment.push_back(std::move(a));
+  }
+  if (fell_through_nodes > 0) {
+    std::string detail;
+    for (const auto& [k, n] : fell_through) detail += (detail.empty() ? "" : ", ") + k + " x" + std::to_string(n);
+    SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.node_fallthrough, *s,
+                                    std::to_string(fell_through_nodes) + " of " +
+                                        std::to_string(s->partition.order.size()) +
+                                        " nodes fell through to a later provider (" + detail +
+                                        "); the assignment report lists each node and why"));
+  }
+
+  if (!options.optimized_model_path.empty())
+    log_message(LogSeverity::kWarning, s->log_severity, s->log_id,
+                "optimized_model_path is not supported yet; nothing was written to " + options.optimized_model_path);
+
+  const int threads = options.intra_op_threads > 0 ? options.intra_op_threads : ThreadPool::hardware_threads();
+  s->pool = std::make_unique<ThreadPool>(threads);
+
+  for (ValueId v : graph.inputs) s->input_values.push_back(v);
+
+  ModelMetadata& md = s->metadata;
+  md.producer_name = model.producer_name;
+  md.producer_version = model.producer_version;
+  md.graph_name = graph.name;
+  md.domain = model.domain;
+  md.description = model.doc_string;
+  md.graph_description = graph.doc_string;
+  md.version = model.model_version;
+  md.ir_version = model.ir_version;
+  md.opsets = model.opsets;
+  md.custom_metadata = model.metadata;
+  s->model = std::move(model);
+  return s;
+}
+
+// ---- running ----------------------------------------------------------------
+
+Status Session::Impl::check_feed(const ValueInfo& info, const Value& value, const Tensor& feed) const {
+  if (!feed.device().is_cpu())
+    return invalid_argument("input '" + info.name + "': tensors must be in host memory, got one on " +
+                            feed.device().to_string());
+  if (value.type.dtype != DataType::kUndefined && feed.dtype() != value.type.dtype)
+    return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " +
+                            tensor_type_string(feed.dtype()));
+  if (!value.type.has_shape) return ok_status();
+  const Shape& s = feed.shape();
+  if (s.rank() != value.type.rank())
+    return invalid_argument("input '" + info.name + "': expected rank " + std::to_string(value.type.rank()) + " " +
+                            shape_of(info) + ", got rank " + std::to_string(s.rank()) + " " + s.to_string());
+  for (size_t i = 0; i < s.rank(); ++i) {
+    const Dim& d = value.type.dims[i];
+    if (d.is_known() && d.value != s[i])
+      return invalid_argument("input '" + info.name + "': dimension " + std::to_string(i) + " must be " +
+                              std::to_string(d.value) + " (expected shape " + shape_of(info) + "), got shape " +
+                              s.to_string());
+  }
+  return ok_status();
+}
+
+std::unique_ptr<ExecutionFrame> Session::Impl::acquire_frame() const {
+  {
+    std::lock_guard<std::mutex> lock(frames_mutex_);
+    if (!free_frames_.empty()) {
+      auto f = std::move(free_frames_.back());
+      free_frames_.pop_back();
+      return f;
+    }
+  }
+  return std::make_unique<ExecutionFrame>(plan, provider_allocators);
+}
+
+void Session::Impl::release_frame(std::unique_ptr<ExecutionFrame> frame) const {
+  std::lock_guard<std::mutex> lock(frames_mutex_);
+  free_frames_.push_back(std::move(frame));
+}
+
+Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                               const std::vector<std::string>& output_names,
+                                               const RunOptions& run_options) const {
+  const Graph& graph = *model.graph;
+  (void)run_options;
+
+  // Which outputs, by value.
+  std::vector<ValueId> wanted;
+  if (output_names.empty()) {
+    wanted = graph.outputs;
+  } else {
+    for (const std::string& name : output_names) {
+      ValueId found = kNoValue;
+      for (ValueId v : graph.outputs)
+        if (graph.values[static_cast<size_t>(v)].name == name) found = v;
+      if (found == kNoValue) {
+        std::string known;
+        for (const ValueInfo& o : output_infos) known += (known.empty() ? "" : ", ") + o.name;
+        return invalid_argument("unknown output '" + name + "'; the model's outputs are: " + known);
+      }
+      wanted.push_back(found);
+    }
+  }
+
+  std::unique_ptr<ExecutionFrame> frame = acquire_frame();
+  struct FrameReturn {
+    const Impl* self;
+    std::unique_ptr<ExecutionFrame>* frame;
+    ~FrameReturn() {
+      // Drop references to the caller's feeds and to outputs before reuse.
+      for (Tensor& t : (*frame)->values)
+        if (t.owns_memory() || t.defined()) t = Tensor();
+      self->release_frame(std::move(*frame));
+    }
+  } frame_return{this, &frame};
+
+  // Bind feeds.
+  std::vector<bool> bound(input_values.size(), false);
+  for (const auto& [name, tensor] : feeds) {
+    bool matched = false;
+    for (size_t i = 0; i < input_values.size(); ++i) {
+      if (input_infos[i].name != name) continue;
+      const Value& value = graph.values[static_cast<size_t>(input_values[i])];
+      SY_RETURN_IF_ERROR(check_feed(input_infos[i], value, tensor));
+      frame->values[static_cast<size_t>(input_values[i])] = tensor;
+      bound[i] = true;
+      matched = true;
+    }
+    for (size_t i = 0; i < overridable.size() && !matched; ++i) {
+      if (overridable_infos[i].name != name) continue;
+      const Value& value = graph.values[static_cast<size_t>(overridable[i].first)];
+      SY_RETURN_IF_ERROR(check_feed(overridable_infos[i], value, tensor));
+      frame->values[static_cast<size_t>(overridable[i].first)] = tensor;
+      matched = true;
+    }
+    if (!matched) {
+      std::string known;
+      for (const ValueInfo& in : input_infos) known += (known.empty() ? "" : ", ") + in.name;
+      return invalid_argument("unknown input '" + name + "'; the model's inputs are: " + known);
+    }
+  }
+  for (size_t i = 0; i < input_values.size(); ++i)
+    if (!bound[i])
+      return invalid_argument("input '" + input_infos[i].name + "' (" + input_infos[i].type + " " +
+                              shape_of(input_infos[i]) + ") is required but was not given");
+  for (const auto& [v, default_value] : overridable)
+    if (!frame->values[static_cast<size_t>(v)].defined()) frame->values[static_cast<size_t>(v)] = default_value;
+
+  FrameKernelContext ctx(plan, *frame, pool.get());
+  for (const PlanStep& step : plan.steps) {
+    ctx.set_step(step);
+    Status st = step.kernel->run(ctx);
+    if (!st.ok()) return st;
+  }
+
+  std::vector<Tensor> results;
+  results.reserve(wanted.size());
+  for (ValueId v : wanted) {
+    const ValuePlan& vp = plan.values[static_cast<size_t>(v)];
+    if (vp.storage == ValueStorage::kOutput) {
+      results.push_back(std::move(frame->values[static_cast<size_t>(v)]));
+      frame->values[static_cast<size_t>(v)] = Tensor();
+    } else if (vp.storage == ValueStorage::kConstant) {
+      SY_ASSIGN_OR_RETURN(Tensor t, plan.constants[static_cast<size_t>(v)].clone());
+      results.push_back(std::move(t));
+    } else {
+      // A graph input passed straight through: copy, so the caller's
+      // buffer is never aliased by a result.
+      SY_ASSIGN_OR_RETURN(Tensor t, frame->values[static_cast<size_t>(v)].clone());
+      results.push_back(std::move(t));
+    }
+  }
+  return results;
+}
+
+// ---- the public Session -------------------------------------------------------
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::create(const std::string& model_path, const SessionOptions& options) {
+  SY_ASSIGN_OR_RETURN(Model model, load_model(model_path));
+  SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+Result<std::unique_ptr<Session>> Session::create_from_bytes(const void* data, size_t size,
+                                                            const SessionOptions& options) {
+  SY_ASSIGN_OR_RETURN(Model model, load_model_from_bytes(data, size));
+  SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+const std::vector<ValueInfo>& Session::inputs() const { return impl_->input_infos; }
+const std::vector<ValueInfo>& Session::outputs() const { return impl_->output_infos; }
+const std::vector<ValueInfo>& Session::overridable_initializers() const { return impl_->overridable_infos; }
+const ModelMetadata& Session::metadata() const { return impl_->metadata; }
+const std::vector<NodeAssignment>& Session::assignment() const { return impl_->assignment; }
+std::vector<std::string> Session::requested_providers() const { return impl_->requested; }
+
+std::vector<std::string> Session::providers() const {
+  std::vector<std::string> used;
+  for (size_t p = 0; p < impl_->chain.size(); ++p) {
+    bool runs_something = false;
+    for (int np : impl_->partition.node_provider)
+      if (np == static_cast<int>(p)) runs_something = true;
+    if (runs_something) used.push_back(impl_->chain[p]->name());
+  }
+  if (used.empty()) used.push_back("CPUExecutionProvider");  // a model with no nodes
+  return used;
+}
+
+std::string Session::assignment_report() const {
+  std::string out;
+  for (const NodeAssignment& a : impl_->assignment) {
+    out += a.node_name + " (" + a.op_type + ") -> " + a.provider + "\n";
+    for (const ProviderDecline& d : a.declined) out += "    declined by " + d.provider + ": " + d.reason + "\n";
+  }
+  return out;
+}
+
+Result<std::vector<Tensor>> Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                         const std::vector<std::string>& output_names,
+                                         const RunOptions& run_options) const {
+  return impl_->run(feeds, output_names, run_options);
+}
+
+std::vector<std::string> available_providers() {
+  std::vector<std::string> out;
+  for (const ProviderInfo& p : known_providers()) {
+    if (!p.built) continue;
+    auto provider = create_provider(p.name, {});
+    if (provider.ok() && (*provider)->availability().available) out.push_back(p.name);
+  }
+  return out;
+}
+
+std::vector<std::string> all_providers() {
+  std::vector<std::string> out;
+  for (const ProviderInfo& p : known_providers()) out.push_back(p.name);
+  return out;
+}
+
+const char* version_string() { return SWITCHYARD_VERSION; }
+
+}  // namespace sy

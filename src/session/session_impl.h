@@ -1,0 +1,60 @@
+// Session::Impl: the pipeline of DESIGN.md from a loaded model to a plan,
+// and the executor that runs the plan.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/logging.h"
+#include "core/thread_pool.h"
+#include "model/graph.h"
+#include "partition/partitioner.h"
+#include "providers/provider.h"
+#include "session/execution_frame.h"
+#include "session/execution_plan.h"
+#include "switchyard/session.h"
+
+namespace sy {
+
+class Session::Impl {
+ public:
+  static Result<std::unique_ptr<Impl>> create(Model model, const SessionOptions& options);
+
+  Result<std::vector<Tensor>> run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                  const std::vector<std::string>& output_names, const RunOptions& run_options) const;
+
+  SessionOptions options;
+  std::string log_id;
+  LogSeverity log_severity = LogSeverity::kWarning;
+  Model model;  // model.graph is the optimized, partitioned graph
+  ModelMetadata metadata;
+  std::vector<ValueInfo> input_infos;
+  std::vector<ValueInfo> output_infos;
+  std::vector<ValueInfo> overridable_infos;
+  std::vector<NodeAssignment> assignment;
+  std::vector<std::string> requested;  // long names, in order
+  std::vector<std::unique_ptr<ExecutionProvider>> providers;
+  std::vector<ExecutionProvider*> chain;
+  std::vector<Allocator*> provider_allocators;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  ExecutionPlan plan;
+  PartitionResult partition;  // kept for reports
+  std::unique_ptr<ThreadPool> pool;
+
+  // Graph inputs in model order, and the values feeds bind to.
+  std::vector<ValueId> input_values;
+  // Overridable initializers: value and default.
+  std::vector<std::pair<ValueId, Tensor>> overridable;
+
+ private:
+  Status check_feed(const ValueInfo& info, const Value& value, const Tensor& feed) const;
+  std::unique_ptr<ExecutionFrame> acquire_frame() const;
+  void release_frame(std::unique_ptr<ExecutionFrame> frame) const;
+
+  mutable std::mutex frames_mutex_;
+  mutable std::vector<std::unique_ptr<ExecutionFrame>> free_frames_;
+};
+
+}  // namespace sy
