@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "switchyard/device.h"
 
@@ -21,5 +22,9 @@ inline constexpr size_t kCpuAlignment = 64;
 
 // Process-wide host allocator; thread safe.
 Allocator* cpu_allocator();
+
+// How many allocations the host allocator has made since the process
+// started; lets tests check that run() is allocation-free in steady state.
+uint64_t cpu_allocation_count();
 
 }  // namespace sy

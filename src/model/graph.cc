@@ -124,6 +124,44 @@ NodeId Graph::add_node(Node node) {
   return id;
 }
 
+namespace {
+
+void collect_outer_names(const Graph& g, std::vector<std::string>& names) {
+  for (const Value& v : g.values)
+    if (v.is_outer_scope) names.push_back(v.name);
+  for (const Node& n : g.nodes)
+    for (const Attribute& a : n.attributes) {
+      if (a.g) collect_outer_names(*a.g, names);
+      for (const auto& sub : a.graphs) collect_outer_names(*sub, names);
+    }
+}
+
+}  // namespace
+
+void Graph::link_subgraph_inputs() {
+  for (Node& node : nodes) {
+    node.implicit_inputs.clear();
+    std::vector<std::string> names;
+    for (const Attribute& a : node.attributes) {
+      if (a.g) {
+        a.g->link_subgraph_inputs();
+        collect_outer_names(*a.g, names);
+      }
+      for (const auto& sub : a.graphs) {
+        sub->link_subgraph_inputs();
+        collect_outer_names(*sub, names);
+      }
+    }
+    for (const std::string& name : names) {
+      const ValueId v = find_value(name);
+      if (v != kNoValue && std::find(node.implicit_inputs.begin(), node.implicit_inputs.end(), v) ==
+                               node.implicit_inputs.end())
+        node.implicit_inputs.push_back(v);
+    }
+  }
+  rebuild_links();
+}
+
 void Graph::rebuild_links() {
   for (Value& v : values) {
     v.producer = kNoNode;
@@ -132,11 +170,12 @@ void Graph::rebuild_links() {
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (nodes[n].removed) continue;
     const auto id = static_cast<NodeId>(n);
-    for (ValueId in : nodes[n].inputs)
-      if (in != kNoValue) {
-        auto& c = values[static_cast<size_t>(in)].consumers;
-        if (std::find(c.begin(), c.end(), id) == c.end()) c.push_back(id);
-      }
+    for (const auto* list : {&nodes[n].inputs, &nodes[n].implicit_inputs})
+      for (ValueId in : *list)
+        if (in != kNoValue) {
+          auto& c = values[static_cast<size_t>(in)].consumers;
+          if (std::find(c.begin(), c.end(), id) == c.end()) c.push_back(id);
+        }
     for (ValueId out : nodes[n].outputs)
       if (out != kNoValue) values[static_cast<size_t>(out)].producer = id;
   }
@@ -157,11 +196,12 @@ Result<std::vector<NodeId>> Graph::topological_order() const {
   std::vector<int> missing(nodes.size(), 0);
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (nodes[n].removed) continue;
-    for (ValueId in : nodes[n].inputs) {
-      if (in == kNoValue) continue;
-      const Value& v = values[static_cast<size_t>(in)];
-      if (v.producer != kNoNode && !nodes[static_cast<size_t>(v.producer)].removed) ++missing[n];
-    }
+    for (const auto* list : {&nodes[n].inputs, &nodes[n].implicit_inputs})
+      for (ValueId in : *list) {
+        if (in == kNoValue) continue;
+        const Value& v = values[static_cast<size_t>(in)];
+        if (v.producer != kNoNode && !nodes[static_cast<size_t>(v.producer)].removed) ++missing[n];
+      }
   }
   std::vector<NodeId> order;
   order.reserve(nodes.size());
@@ -179,8 +219,10 @@ Result<std::vector<NodeId>> Graph::topological_order() const {
       for (NodeId c : values[static_cast<size_t>(out)].consumers) {
         if (nodes[static_cast<size_t>(c)].removed) continue;
         // A node may consume the same value twice; count each use.
-        for (ValueId in : nodes[static_cast<size_t>(c)].inputs)
-          if (in == out && --missing[static_cast<size_t>(c)] == 0) ready.push_back(c);
+        const Node& consumer = nodes[static_cast<size_t>(c)];
+        for (const auto* list : {&consumer.inputs, &consumer.implicit_inputs})
+          for (ValueId in : *list)
+            if (in == out && --missing[static_cast<size_t>(c)] == 0) ready.push_back(c);
       }
     }
   }

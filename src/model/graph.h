@@ -117,6 +117,10 @@ struct Node {
   std::vector<ValueId> inputs;   // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;  // kNoValue for an omitted optional output
   std::vector<Attribute> attributes;
+  // Values of this graph that the node's subgraphs (If/Loop/Scan bodies)
+  // read from the outer scope: dependencies that are not in `inputs`.
+  // Filled by Graph::link_subgraph_inputs().
+  std::vector<ValueId> implicit_inputs;
   bool removed = false;
 
   const Attribute* attr(const std::string& attr_name) const;
@@ -168,6 +172,9 @@ class Graph {
   void rename_value(ValueId v, const std::string& new_name);
   // Appends a node and links producer/consumer edges.
   NodeId add_node(Node node);
+  // Fills Node::implicit_inputs from the subgraphs' outer-scope values and
+  // relinks, so ordering and dead-code passes see those dependencies.
+  void link_subgraph_inputs();
   // Recomputes producer/consumer links from the nodes (after rewrites).
   void rebuild_links();
   // Drops removed nodes and renumbers; ValueIds are kept.

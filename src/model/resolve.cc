@@ -104,6 +104,7 @@ Status infer_types(Graph& graph) {
 }
 
 Status resolve(Graph& graph) {
+  graph.link_subgraph_inputs();
   SY_RETURN_IF_ERROR(check_opsets(graph));
   SY_RETURN_IF_ERROR(resolve_versions(graph));
   return infer_types(graph);

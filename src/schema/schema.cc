@@ -49,33 +49,33 @@ Result<ValueType> broadcast_types(const InferenceContext& ctx, std::span<const V
   out.has_shape = true;
   out.dims.assign(rank, Dim::known(1));
   for (size_t k = 0; k < rank; ++k) {
-    // Walk the inputs' dims aligned from the right.
-    Dim result = Dim::known(1);
-    bool unknown = false;
+    // A known dim other than 1 decides the result (the others must match
+    // or be 1). Otherwise the unknown dims decide: one shared symbol stays
+    // symbolic, anything else is unknown; all ones give 1.
+    int64_t known = 1;
+    const Dim* unknown = nullptr;
+    bool unknowns_agree = true;
     for (const ValueType* t : inputs) {
       const size_t offset = rank - t->rank();
-      if (k >= offset) {
-        const Dim& d = t->dims[k - offset];
-        if (d.is_known()) {
-          if (d.value == 1) continue;
-          if (result.is_known() && result.value != 1 && result.value != d.value)
-            return ctx.error("inputs cannot be broadcast: dimension " + std::to_string(result.value) + " vs " +
-                             std::to_string(d.value));
-          result = d;
-        } else if (result.is_known() && result.value == 1) {
-          // A symbolic dim broadcast against 1 stays symbolic; two different
-          // symbols give an unknown result.
-          if (d.is_symbolic() && !unknown) {
-            result = d;
-          } else {
-            unknown = true;
-          }
-        } else if (!result.is_known() && !(result == d)) {
-          unknown = true;
-        }
+      if (k < offset) continue;
+      const Dim& d = t->dims[k - offset];
+      if (d.is_known()) {
+        if (d.value == 1) continue;
+        if (known != 1 && known != d.value)
+          return ctx.error("inputs cannot be broadcast: dimension " + std::to_string(known) + " vs " +
+                           std::to_string(d.value));
+        known = d.value;
+      } else if (unknown == nullptr) {
+        unknown = &d;
+      } else if (!(d.is_symbolic() && *unknown == d)) {
+        unknowns_agree = false;
       }
     }
-    out.dims[k] = unknown && !result.is_known() ? Dim::unknown() : result;
+    if (known != 1 || unknown == nullptr) {
+      out.dims[k] = Dim::known(known);
+    } else {
+      out.dims[k] = unknowns_agree && unknown->is_symbolic() ? *unknown : Dim::unknown();
+    }
   }
   return out;
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Exports the benchmark/test models to ONNX (opset 17) with reference data.
+
+    /usr/bin/python3 bench/models/export_all.py --out DIR [--models resnet50,bert] [--small]
+
+For each model writes DIR/<model>.onnx, DIR/<model>.inputs/<input>.npy and
+DIR/<model>.expected/<output>.npy (PyTorch's outputs for those inputs), then
+prints each model's op histogram. Weights are random with a fixed seed, so
+the same torch version exports the same files.
+"""
+
+import argparse
+import importlib
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(HERE, "out"), help="output folder (default: %(default)s)")
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of " + ",".join(MODELS))
+    parser.add_argument("--small", action="store_true",
+                        help="reduced sizes (2 layers, hidden 128, vocab 1000, small images) for fast tests")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    names = [n.strip() for n in args.models.split(",") if n.strip()]
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        parser.error(f"unknown model(s) {', '.join(unknown)}; choose from {', '.join(MODELS)}")
+
+    import torch  # after argument parsing so that --help needs no torch
+
+    import common
+
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    summaries = []
+    for name in names:
+        start = time.perf_counter()
+        spec = importlib.import_module(name).make(small=args.small, seed=args.seed)
+        summary = common.export(spec, args.out)
+        summary["total_seconds"] = time.perf_counter() - start
+        summaries.append(summary)
+        print(f"{name}: {summary['path']} ({summary['bytes'] / 1e6:.1f} MB), export {summary['export_seconds']:.1f} s,"
+              f" total {summary['total_seconds']:.1f} s", flush=True)
+
+    print()
+    for s in summaries:
+        total = sum(s["ops"].values())
+        print(f"{s['name']}: {total} nodes, opset {common.OPSET}")
+        for op, count in sorted(s["ops"].items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  {op:24s} {count}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

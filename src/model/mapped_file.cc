@@ -1,0 +1,88 @@
+#include "model/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sy {
+
+namespace {
+
+// Closes the descriptor on every return path.
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_;
+};
+
+Status open_error(const std::string& path, int err) {
+  if (err == ENOENT || err == ENOTDIR) return Status(StatusCode::kNoSuchFile, "No such file: " + path);
+  if (err == EISDIR) return invalid_argument(path + " is a directory, not a file");
+  if (err == ELOOP) return invalid_argument(path + " is a symbolic link, which is not followed here");
+  return Status(StatusCode::kNoSuchFile, "cannot open " + path + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, const Options& options) {
+  int flags = O_RDONLY | O_CLOEXEC;
+  if (options.no_follow) flags |= O_NOFOLLOW;
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return open_error(path, errno);
+  FdCloser closer(fd);
+
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return open_error(path, errno);
+  if (S_ISDIR(st.st_mode)) return invalid_argument(path + " is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) return invalid_argument(path + " is not a regular file");
+
+  std::shared_ptr<MappedFile> file(new MappedFile());
+  file->path_ = path;
+  file->size_ = static_cast<size_t>(st.st_size);
+  file->dev_ = st.st_dev;
+  file->ino_ = st.st_ino;
+  if (file->size_ == 0) return file;
+
+  if (file->size_ >= options.map_threshold) {
+    const int prot = options.writable ? (PROT_READ | PROT_WRITE) : PROT_READ;
+    void* p = ::mmap(nullptr, file->size_, prot, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED)
+      return Status(StatusCode::kNoSuchFile, "cannot map " + path + " (" + std::to_string(file->size_) +
+                                                 " bytes): " + std::strerror(errno));
+    file->data_ = static_cast<uint8_t*>(p);
+    file->mapped_ = true;
+    return file;
+  }
+
+  file->buffer_.resize(file->size_);
+  size_t done = 0;
+  while (done < file->size_) {
+    const ssize_t n = ::read(fd, file->buffer_.data() + done, file->size_ - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status(StatusCode::kNoSuchFile, "cannot read " + path + ": " + std::strerror(errno));
+    // The file shrank after fstat(); keep what is there.
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  file->size_ = done;
+  file->buffer_.resize(done);
+  file->data_ = file->buffer_.data();
+  return file;
+}
+
+MappedFile::~MappedFile() {
+  if (mapped_ && data_ != nullptr) ::munmap(data_, size_);
+}
+
+}  // namespace sy

@@ -1,0 +1,61 @@
+// MappedFile: the bytes of a whole file, memory-mapped (or read into memory
+// when small), kept alive by shared_ptr so that tensors can view into it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "switchyard/status.h"
+
+namespace sy {
+
+class MappedFile {
+ public:
+  struct Options {
+    // Files at least this large are mapped; smaller ones are read, which is
+    // cheaper than a mapping for a few kilobytes.
+    size_t map_threshold = size_t{1} << 20;
+    // Map copy-on-write so that a writer gets private pages instead of a
+    // fault or a modified file. Tensors viewing into the file need this:
+    // Tensor hands out non-const pointers.
+    bool writable = false;
+    // Refuse a path whose last component is a symbolic link (O_NOFOLLOW).
+    bool no_follow = false;
+  };
+
+  // Errors: kNoSuchFile when the file is missing or cannot be opened;
+  // kInvalidArgument for a directory or another non-regular file.
+  static Result<std::shared_ptr<MappedFile>> open(const std::string& path, const Options& options);
+  static Result<std::shared_ptr<MappedFile>> open(const std::string& path) { return open(path, Options{}); }
+
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  const uint8_t* data() const { return data_; }
+  uint8_t* mutable_data() { return data_; }
+  size_t size() const { return size_; }
+  bool is_mapped() const { return mapped_; }
+  const std::string& path() const { return path_; }
+  // Identity of the opened file, to compare with a stat() of the path.
+  dev_t device_id() const { return dev_; }
+  ino_t inode() const { return ino_; }
+
+ private:
+  MappedFile() = default;
+
+  std::string path_;
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+  std::vector<uint8_t> buffer_;  // used when the file was read, not mapped
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
+};
+
+}  // namespace sy

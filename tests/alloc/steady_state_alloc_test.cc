@@ -1,0 +1,80 @@
+// Checks DESIGN.md's rule "nothing allocates on the heap per node in the
+// steady state of run": after a warm-up run, the number of heap
+// allocations a run makes must not grow with the number of nodes.
+//
+// This is its own executable because it replaces the global operator new
+// to count allocations; the host tensor allocator has its own counter.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "switchyard/session.h"
+#include "testing/model_builder.h"
+
+namespace {
+std::atomic<uint64_t> g_news{0};
+}  // namespace
+
+void* operator new(size_t n) {
+  g_news.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace sy {
+namespace {
+
+// A chain of `n` Add/Relu/Mul nodes over a [batch, 64] input.
+std::string chain_model(int n) {
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {"batch", "64"});
+  std::string prev = "x";
+  const char* ops[] = {"Relu", "Sigmoid", "Tanh"};
+  for (int i = 0; i < n; ++i) {
+    const std::string out = i + 1 == n ? "y" : "v" + std::to_string(i);
+    b.node(ops[i % 3], {prev}, {out});
+    prev = out;
+  }
+  b.output("y", DataType::kFloat, {"batch", "64"});
+  return b.build();
+}
+
+struct Counts {
+  uint64_t news;
+  uint64_t tensor_allocs;
+};
+
+Counts count_second_run(const std::string& bytes) {
+  SessionOptions options;
+  options.intra_op_threads = 2;
+  auto session = Session::create_from_bytes(bytes.data(), bytes.size(), options);
+  EXPECT_TRUE(session.ok()) << session.status().to_string();
+  Tensor x = Tensor::allocate(DataType::kFloat, Shape{8, 64}).value();
+  for (int i = 0; i < 8 * 64; ++i) x.data<float>()[i] = static_cast<float>(i % 17) * 0.1f - 0.8f;
+  std::vector<std::pair<std::string, Tensor>> feeds{{"x", x}};
+  EXPECT_TRUE((*session)->run(feeds).ok());  // warm-up: slots are sized here
+  const uint64_t news_before = g_news.load();
+  const uint64_t tensors_before = cpu_allocation_count();
+  auto out = (*session)->run(feeds);
+  const Counts c{g_news.load() - news_before, cpu_allocation_count() - tensors_before};
+  EXPECT_TRUE(out.ok());
+  return c;
+}
+
+TEST(SteadyState, RunAllocationsDoNotGrowWithNodeCount) {
+  const Counts small = count_second_run(chain_model(3));
+  const Counts large = count_second_run(chain_model(60));
+  // Per-run bookkeeping (the result vector, the output tensor) is allowed;
+  // anything per node would make the 60-node count larger.
+  EXPECT_EQ(small.news, large.news) << "operator new calls per run: 3 nodes " << small.news << ", 60 nodes "
+                                    << large.news;
+  EXPECT_EQ(small.tensor_allocs, large.tensor_allocs);
+  EXPECT_LE(large.tensor_allocs, 1u) << "only the graph output should be allocated";
+}
+
+}  // namespace
+}  // namespace sy
