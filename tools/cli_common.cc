@@ -1,0 +1,192 @@
+#include "cli_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+namespace sy::cli {
+
+std::optional<std::string> Args::get(const std::string& flag) const {
+  auto it = flags.find(flag);
+  if (it == flags.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> Args::all(const std::string& flag) const {
+  std::vector<std::string> out;
+  auto [b, e] = flags.equal_range(flag);
+  for (auto it = b; it != e; ++it) out.push_back(it->second);
+  return out;
+}
+
+Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
+                        const std::vector<std::string>& boolean_flags) {
+  Args args;
+  auto known = [&](const std::string& f, const std::vector<std::string>& list) {
+    return std::find(list.begin(), list.end(), f) != list.end();
+  };
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0) {
+      args.positional.push_back(a);
+      continue;
+    }
+    std::string name = a;
+    std::optional<std::string> value;
+    const size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    }
+    if (known(name, boolean_flags)) {
+      args.flags.emplace(name, value.value_or("1"));
+    } else if (known(name, value_flags)) {
+      if (!value) {
+        if (i + 1 >= argc) return invalid_argument(name + " needs a value");
+        value = argv[++i];
+      }
+      args.flags.emplace(name, *value);
+    } else {
+      std::string list;
+      for (const auto& f : value_flags) list += " " + f;
+      for (const auto& f : boolean_flags) list += " " + f;
+      return invalid_argument("unknown option " + name + "; accepted:" + list);
+    }
+  }
+  return args;
+}
+
+Result<SessionOptions> session_options_from(const Args& args) {
+  SessionOptions options;
+  if (auto p = args.get("--providers")) {
+    size_t start = 0;
+    while (start <= p->size()) {
+      size_t comma = p->find(',', start);
+      if (comma == std::string::npos) comma = p->size();
+      const std::string name = p->substr(start, comma - start);
+      if (!name.empty()) options.providers.push_back({name, {}});
+      start = comma + 1;
+    }
+  }
+  if (auto f = args.get("--fallback")) {
+    FallbackAction a;
+    if (*f == "allow") {
+      a = FallbackAction::kAllow;
+    } else if (*f == "warn") {
+      a = FallbackAction::kWarn;
+    } else if (*f == "error") {
+      a = FallbackAction::kError;
+    } else {
+      return invalid_argument("--fallback must be allow, warn or error; got '" + *f + "'");
+    }
+    options.fallback = {a, a};
+  }
+  if (args.has("--strict")) options.fallback = FallbackPolicy::strict();
+  if (auto t = args.get("--threads")) {
+    char* end = nullptr;
+    const long n = std::strtol(t->c_str(), &end, 10);
+    if (end == t->c_str() || *end != '\0' || n < 0 || n > 1024)
+      return invalid_argument("--threads must be a number from 0 to 1024; got '" + *t + "'");
+    options.intra_op_threads = static_cast<int>(n);
+  }
+  if (auto o = args.get("--opt-level")) {
+    if (*o == "disable" || *o == "0") {
+      options.optimization_level = OptimizationLevel::kDisableAll;
+    } else if (*o == "basic" || *o == "1") {
+      options.optimization_level = OptimizationLevel::kBasic;
+    } else if (*o == "extended" || *o == "2") {
+      options.optimization_level = OptimizationLevel::kExtended;
+    } else if (*o == "all" || *o == "99") {
+      options.optimization_level = OptimizationLevel::kAll;
+    } else {
+      return invalid_argument("--opt-level must be disable, basic, extended or all; got '" + *o + "'");
+    }
+  }
+  return options;
+}
+
+namespace {
+
+template <typename T, typename Gen>
+void fill_random(Tensor& t, Gen&& gen) {
+  T* d = t.data<T>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) d[i] = gen();
+}
+
+template <typename T>
+void accumulate(const Tensor& t, double& mn, double& mx, double& sum, std::string& first) {
+  const T* d = t.data<T>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    const auto v = static_cast<double>(d[i]);
+    mn = std::min(mn, v);
+    mx = std::max(mx, v);
+    sum += v;
+    if (i < 5) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", v);
+      first += buf;
+    }
+  }
+}
+
+}  // namespace
+
+Result<Tensor> random_input(const ValueInfo& info, const std::map<std::string, int64_t>& dims, uint32_t seed) {
+  Shape shape;
+  for (const DimInfo& d : info.shape) {
+    if (d.value >= 0) {
+      shape.push_back(d.value);
+    } else {
+      auto it = dims.find(d.symbol);
+      shape.push_back(it == dims.end() ? 1 : it->second);
+    }
+  }
+  SY_ASSIGN_OR_RETURN(Tensor t, Tensor::allocate(info.dtype, shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(0, 9);
+  switch (info.dtype) {
+    case DataType::kFloat: fill_random<float>(t, [&] { return real(rng); }); break;
+    case DataType::kDouble: fill_random<double>(t, [&] { return static_cast<double>(real(rng)); }); break;
+    case DataType::kFloat16: fill_random<uint16_t>(t, [&] { return float_to_float16(real(rng)); }); break;
+    case DataType::kInt64: fill_random<int64_t>(t, [&] { return static_cast<int64_t>(small(rng)); }); break;
+    case DataType::kInt32: fill_random<int32_t>(t, [&] { return static_cast<int32_t>(small(rng)); }); break;
+    case DataType::kInt8: fill_random<int8_t>(t, [&] { return static_cast<int8_t>(small(rng)); }); break;
+    case DataType::kUint8: fill_random<uint8_t>(t, [&] { return static_cast<uint8_t>(small(rng)); }); break;
+    case DataType::kBool: fill_random<bool>(t, [&] { return small(rng) % 2 == 1; }); break;
+    default:
+      return not_implemented("cannot make random data for input '" + info.name + "' of type " + info.type +
+                             "; give it with --input " + info.name + "=FILE.npy");
+  }
+  return t;
+}
+
+std::string summarize(const Tensor& t) {
+  std::string s = t.describe();
+  if (t.num_elements() == 0) return s + " (empty)";
+  double mn = INFINITY, mx = -INFINITY, sum = 0;
+  std::string first;
+  switch (t.dtype()) {
+    case DataType::kFloat: accumulate<float>(t, mn, mx, sum, first); break;
+    case DataType::kDouble: accumulate<double>(t, mn, mx, sum, first); break;
+    case DataType::kInt64: accumulate<int64_t>(t, mn, mx, sum, first); break;
+    case DataType::kInt32: accumulate<int32_t>(t, mn, mx, sum, first); break;
+    case DataType::kInt8: accumulate<int8_t>(t, mn, mx, sum, first); break;
+    case DataType::kUint8: accumulate<uint8_t>(t, mn, mx, sum, first); break;
+    case DataType::kBool: accumulate<bool>(t, mn, mx, sum, first); break;
+    default: return s;
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " min %.6g max %.6g mean %.6g first [", mn, mx,
+                sum / static_cast<double>(t.num_elements()));
+  return s + buf + first + (t.num_elements() > 5 ? ", ...]" : "]");
+}
+
+std::string format_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+  return buf;
+}
+
+}  // namespace sy::cli

@@ -1,0 +1,43 @@
+// Shared pieces of the `switchyard` CLI commands: argument parsing, the
+// provider list, random inputs and output summaries.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "switchyard/session.h"
+
+namespace sy::cli {
+
+// Parsed command line: positional arguments and --flags. A flag may repeat
+// (--input a=x.npy --input b=y.npy); "--flag=value" and "--flag value" both work.
+struct Args {
+  std::vector<std::string> positional;
+  std::multimap<std::string, std::string> flags;
+
+  bool has(const std::string& flag) const { return flags.count(flag) > 0; }
+  std::optional<std::string> get(const std::string& flag) const;
+  std::vector<std::string> all(const std::string& flag) const;
+};
+
+// `boolean_flags` take no value. Unknown flags are errors listing the known ones.
+Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
+                        const std::vector<std::string>& boolean_flags);
+
+// Builds SessionOptions from --providers, --strict, --fallback, --threads,
+// --opt-level.
+Result<SessionOptions> session_options_from(const Args& args);
+
+// Random data for an input, with symbolic dims taken from `dims` (name ->
+// value, default 1). Floats uniform in [-1, 1), ints in [0, 10), bools 0/1.
+Result<Tensor> random_input(const ValueInfo& info, const std::map<std::string, int64_t>& dims, uint32_t seed);
+
+// "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"
+std::string summarize(const Tensor& t);
+
+// "2.31 ms"
+std::string format_ms(double ms);
+
+}  // namespace sy::cli

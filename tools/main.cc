@@ -1,0 +1,42 @@
+// The `switchyard` command line: run, inspect (bench, doctor and check to come).
+#include <cstring>
+#include <iostream>
+
+#include "commands.h"
+#include "switchyard/session.h"
+
+namespace {
+
+void usage() {
+  std::cerr << "switchyard " << sy::version_string()
+            << " — runs ONNX models through a chain of execution providers\n\n"
+               "usage: switchyard COMMAND ...\n"
+               "  run MODEL [--input NAME=FILE.npy ...] [--providers LIST] [--strict]\n"
+               "        run the model once (random inputs where none are given) and summarise its outputs\n"
+               "  inspect MODEL [--providers LIST]\n"
+               "        inputs, outputs, opsets, op histogram and the per-node provider assignment\n"
+               "  --version\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage();
+    return 2;
+  }
+  const char* cmd = argv[1];
+  if (std::strcmp(cmd, "run") == 0) return sy::cli::cmd_run(argc, argv);
+  if (std::strcmp(cmd, "inspect") == 0) return sy::cli::cmd_inspect(argc, argv);
+  if (std::strcmp(cmd, "--version") == 0 || std::strcmp(cmd, "version") == 0) {
+    std::cout << "switchyard " << sy::version_string() << "\n";
+    return 0;
+  }
+  if (std::strcmp(cmd, "--help") == 0 || std::strcmp(cmd, "-h") == 0 || std::strcmp(cmd, "help") == 0) {
+    usage();
+    return 0;
+  }
+  std::cerr << "unknown command '" << cmd << "'\n";
+  usage();
+  return 2;
+}
