@@ -1,0 +1,219 @@
+// Helpers shared by the data-movement kernels (Reshape, Concat, Slice,
+// Gather, Transpose, Expand, Tile, ...). These kernels never look at element
+// values, so one instantiation per element size serves every type of that
+// size; std::string is its own case because its elements must be copied as
+// objects, not bytes.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "core/thread_pool.h"
+#include "providers/kernel.h"
+#include "switchyard/data_type.h"
+#include "switchyard/tensor.h"
+
+namespace sy::cpu {
+
+// complex128: moved as 16 opaque bytes.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+
+// Every tensor type ONNX defines (bits 1..26).
+inline constexpr uint64_t kAllTensorTypes = ((uint64_t{1} << (kMaxDataTypeValue + 1)) - 1) & ~uint64_t{1};
+// Types packed below a byte: only ops that move whole buffers support them.
+inline constexpr uint64_t kPackedTypes = type_bit(DataType::kUint4) | type_bit(DataType::kInt4) |
+                                         type_bit(DataType::kFloat4E2M1) | type_bit(DataType::kUint2) |
+                                         type_bit(DataType::kInt2);
+// Types with a whole number of bytes per element, plus string.
+inline constexpr uint64_t kElementTypes = kAllTensorTypes & ~kPackedTypes;
+inline constexpr uint64_t kIndexTypes = type_bit(DataType::kInt32) | type_bit(DataType::kInt64);
+
+// Bytes a parallel_for chunk should at least move: smaller copies are not
+// worth waking a worker for.
+inline constexpr int64_t kCopyGrainBytes = 64 * 1024;
+
+// Elements per chunk for a loop over rows of `row_elements` elements of
+// `element_bytes` each.
+inline int64_t rows_per_chunk(int64_t row_elements, size_t element_bytes) {
+  const int64_t row_bytes = std::max<int64_t>(1, row_elements * static_cast<int64_t>(element_bytes));
+  return std::max<int64_t>(1, kCopyGrainBytes / row_bytes);
+}
+
+// Calls fn.template operator()<T>() with T the storage type of `dtype`'s
+// elements (uint8_t, uint16_t, uint32_t, uint64_t, Bytes16 or std::string).
+template <typename Fn>
+Status dispatch_by_element(DataType dtype, Fn&& fn) {
+  if (dtype == DataType::kString) return fn.template operator()<std::string>();
+  switch (element_size(dtype)) {
+    case 1:
+      return fn.template operator()<uint8_t>();
+    case 2:
+      return fn.template operator()<uint16_t>();
+    case 4:
+      return fn.template operator()<uint32_t>();
+    case 8:
+      return fn.template operator()<uint64_t>();
+    case 16:
+      return fn.template operator()<Bytes16>();
+    default:
+      break;
+  }
+  return not_implemented("element type " + std::string(data_type_name(dtype)) + " is not supported by this kernel");
+}
+
+template <typename T>
+inline void copy_elements(T* dst, const T* src, int64_t n) {
+  if (n <= 0) return;
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+  } else {
+    std::copy_n(src, n, dst);
+  }
+}
+
+template <typename T>
+inline void fill_elements(T* dst, const T& value, int64_t n) {
+  if (n > 0) std::fill_n(dst, n, value);
+}
+
+// Copies a whole tensor's contents into `dst` (same element count and type):
+// the bytes for every type but string, packed types included.
+inline void copy_tensor_data(const Tensor& src, Tensor& dst, ThreadPool& pool) {
+  if (src.dtype() == DataType::kString) {
+    const std::string* in = src.data<std::string>();
+    std::string* out = dst.data<std::string>();
+    pool.parallel_for(src.num_elements(), rows_per_chunk(1, 64),
+                      [&](int64_t b, int64_t e) { std::copy(in + b, in + e, out + b); });
+    return;
+  }
+  const auto* in = static_cast<const uint8_t*>(src.raw_data());
+  auto* out = static_cast<uint8_t*>(dst.raw_data());
+  if (in == out) return;
+  pool.parallel_for(static_cast<int64_t>(src.byte_size()), kCopyGrainBytes * 4,
+                    [&](int64_t b, int64_t e) { std::memcpy(out + b, in + b, static_cast<size_t>(e - b)); });
+}
+
+// Normalises `axis` in [-rank, rank) to [0, rank); false when out of range.
+inline bool normalize_axis(int64_t& axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return false;
+  if (axis < 0) axis += rank;
+  return true;
+}
+
+// Element i of an int32 or int64 tensor.
+inline int64_t int_element(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+}
+
+// Row-major element strides of `shape` into `strides` (same rank).
+inline void contiguous_strides(const Shape& shape, Shape& strides) {
+  strides.resize(shape.rank());
+  int64_t s = 1;
+  for (size_t i = shape.rank(); i-- > 0;) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+}
+
+// A copy from a strided source into a contiguous destination: the
+// destination is row-major over `dims`; source element offsets are
+// sum(index[i] * src_strides[i]) (a stride of 0 repeats, a negative one walks
+// backwards). Built by CopyPlan::add, which drops unit dims and merges dims
+// that are contiguous in the source, so the innermost run is as long as it
+// can be.
+struct CopyPlan {
+  static constexpr int kMaxRank = 24;
+  int rank = 0;
+  bool empty = false;  // some dim is 0: nothing to copy
+  bool too_deep = false;
+  int64_t dims[kMaxRank] = {};
+  int64_t src_strides[kMaxRank] = {};
+
+  // Appends the next (outer to inner) dim.
+  void add(int64_t dim, int64_t src_stride) {
+    if (dim == 0) empty = true;
+    if (dim == 1) return;
+    if (rank > 0 && src_strides[rank - 1] == src_stride * dim) {
+      dims[rank - 1] *= dim;
+      src_strides[rank - 1] = src_stride;
+      return;
+    }
+    if (rank == kMaxRank) {
+      too_deep = true;
+      return;
+    }
+    dims[rank] = dim;
+    src_strides[rank] = src_stride;
+    ++rank;
+  }
+  int64_t num_elements() const {
+    if (empty) return 0;
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= dims[i];
+    return n;
+  }
+};
+
+// Runs `plan`: dst is contiguous, src is the element at index 0.
+template <typename T>
+void strided_copy(T* dst, const T* src, const CopyPlan& plan, ThreadPool& pool) {
+  if (plan.empty) return;
+  if (plan.rank == 0) {
+    dst[0] = src[0];
+    return;
+  }
+  const int r = plan.rank;
+  const int64_t inner = plan.dims[r - 1];
+  const int64_t inner_stride = plan.src_strides[r - 1];
+  int64_t rows = 1;
+  for (int i = 0; i + 1 < r; ++i) rows *= plan.dims[i];
+  pool.parallel_for(rows, rows_per_chunk(inner, sizeof(T)), [&](int64_t begin, int64_t end) {
+    // The source offset and multi-index of row `begin`, then carried row by row.
+    int64_t index[CopyPlan::kMaxRank];
+    int64_t offset = 0;
+    int64_t rem = begin;
+    for (int i = r - 2; i >= 0; --i) {
+      index[i] = rem % plan.dims[i];
+      rem /= plan.dims[i];
+      offset += index[i] * plan.src_strides[i];
+    }
+    T* out = dst + begin * inner;
+    for (int64_t row = begin; row < end; ++row) {
+      const T* in = src + offset;
+      if (inner_stride == 1) {
+        copy_elements(out, in, inner);
+      } else if (inner_stride == 0) {
+        fill_elements(out, *in, inner);
+      } else {
+        for (int64_t k = 0; k < inner; ++k) out[k] = in[k * inner_stride];
+      }
+      out += inner;
+      for (int i = r - 2; i >= 0; --i) {
+        offset += plan.src_strides[i];
+        if (++index[i] < plan.dims[i]) break;
+        offset -= plan.src_strides[i] * plan.dims[i];
+        index[i] = 0;
+      }
+    }
+  });
+}
+
+// strided_copy for any element type with a byte size or string.
+inline Status strided_copy(const KernelContext& ctx, DataType dtype, void* dst, const void* src, const CopyPlan& plan) {
+  if (plan.too_deep)
+    return kernel_error(ctx, "the copy needs more than " + std::to_string(CopyPlan::kMaxRank) +
+                                 " non-contiguous dimensions, more than this kernel supports");
+  return dispatch_by_element(dtype, [&]<typename T>() {
+    strided_copy(static_cast<T*>(dst), static_cast<const T*>(src), plan, ctx.thread_pool());
+    return ok_status();
+  });
+}
+
+}  // namespace sy::cpu
