@@ -1,8 +1,163 @@
-// PLACEHOLDER: replaced by the real kernels of this family.
+// Conv (float, 1-D to 6-D, groups, dilations, strides, pads, auto_pad).
+//
+// Per shape:
+// - depthwise 2-D (group == C == M): a direct loop per plane, vectorised
+//   along output rows;
+// - 1x1, stride 1, no padding: the input already is the GEMM's B matrix;
+// - otherwise: im2col into scratch, a chunk of output positions at a time
+//   so the buffer stays a few MB, then a GEMM.
+// The GEMMs are W_g (M/g x C/g*k, packed once at creation when W is a
+// constant) times the columns, with the bias and the optional fused
+// activation (see conv/conv_util.h) applied as C is stored.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "providers/cpu/conv/conv_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/cpu/gemm/sgemm.h"
 
 namespace sy::cpu {
+namespace {
 
-std::span<const KernelDef> conv_kernels() { return {}; }
+// Floats of im2col buffer to aim for: big enough that each GEMM is wide,
+// small enough to stay in L2/L3.
+constexpr int64_t kColumnBudgetFloats = int64_t{1} << 20;
+
+class ConvKernel final : public Kernel {
+ public:
+  ConvKernel(const KernelCreateContext& ctx, Status& status) {
+    status = read_window_attributes(ctx, false, false, attrs_);
+    if (!status.ok()) return;
+    status = read_conv_activation(ctx, activation_);
+    if (!status.ok()) return;
+    group_ = ctx.node().attr_int("group", 1);
+    if (group_ <= 0) {
+      status = ctx.error("group must be positive; got " + std::to_string(group_));
+      return;
+    }
+    const Tensor* w = ctx.constant_input(1);
+    if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) return;
+    const Shape& ws = w->shape();
+    const int64_t m = ws[0];
+    if (m % group_ != 0) {
+      status = ctx.error("W has " + std::to_string(m) + " output channels, not a multiple of group " +
+                         std::to_string(group_));
+      return;
+    }
+    const int64_t mg = m / group_;
+    const int64_t k = ws.size_from(1);
+    if (mg * k == 0) return;
+    packed_w_.reserve(static_cast<size_t>(group_));
+    for (int64_t g = 0; g < group_; ++g) {
+      packed_w_.push_back(pack_a(false, mg, k, w->data<float>() + g * mg * k, k));
+      if (packed_w_.back().empty()) {
+        status = Status(StatusCode::kOutOfMemory, ctx.node().describe() + ": cannot allocate packed weights");
+        return;
+      }
+    }
+  }
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Tensor& w = *ctx.input(1);
+    const Tensor* b = ctx.input(2);
+    const Shape& xs = x.shape();
+    const Shape& ws = w.shape();
+    if (xs.rank() < 3 || ws.rank() != xs.rank())
+      return kernel_error(ctx, "X " + xs.to_string() + " and W " + ws.to_string() +
+                                   " must have the same rank, at least 3 (N, C, spatial...)");
+    const int64_t N = xs[0], C = xs[1], M = ws[0];
+    if (C != ws[1] * group_ || M % group_ != 0)
+      return kernel_error(ctx, "X has " + std::to_string(C) + " channels and W is " + ws.to_string() + " with group " +
+                                   std::to_string(group_) + "; expected C == W[1] * group and W[0] % group == 0");
+    if (b != nullptr && (b->shape().rank() != 1 || b->shape()[0] != M))
+      return kernel_error(ctx, "B must be [" + std::to_string(M) + "]; got " + b->shape().to_string());
+    const std::span<const int64_t> kernel = ws.dims().subspan(2);
+    if (!attrs_.kernel_shape.empty() && !std::equal(kernel.begin(), kernel.end(), attrs_.kernel_shape.begin(),
+                                                    attrs_.kernel_shape.end()))
+      return kernel_error(ctx, "kernel_shape does not match W " + ws.to_string());
+    WindowGeometry g;
+    SY_RETURN_IF_ERROR(compute_window_geometry(ctx, attrs_, kernel, xs.dims().subspan(2), g));
+    Shape ys;
+    ys.push_back(N);
+    ys.push_back(M);
+    for (int i = 0; i < g.rank; ++i) ys.push_back(g.out[i]);
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, ys));
+    if (y->num_elements() == 0) return ok_status();
+
+    GemmEpilogue ep = activation_;
+    const float* bias = b != nullptr ? b->data<float>() : nullptr;
+    const float* xd = x.data<float>();
+    const float* wd = w.data<float>();
+    float* yd = y->data<float>();
+    ThreadPool& pool = ctx.thread_pool();
+
+    const int64_t cg = C / group_, mg = M / group_;
+    if (g.rank == 2 && group_ == C && M == C) {
+      ep.bias = bias;
+      depthwise_conv2d(xd, wd, yd, N * C, C, g, ep, pool);
+      return ok_status();
+    }
+
+    const int64_t in_size = g.in_size(), out_size = g.out_size();
+    const int64_t K = cg * g.kernel_size();
+    bool pointwise = g.no_padding();
+    for (int i = 0; i < g.rank; ++i) pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
+    const bool packed = !packed_w_.empty() && packed_w_[0].rows() == mg && packed_w_[0].cols() == K;
+
+    int64_t chunk = out_size;
+    if (!pointwise) chunk = std::min(out_size, std::max<int64_t>(64, kColumnBudgetFloats / std::max<int64_t>(K, 1) / 64 * 64));
+    const int64_t last_chunk = out_size % chunk == 0 ? chunk : out_size % chunk;
+    // Workspace for the chunk widths used (the GEMM's plan depends on N).
+    const size_t gemm_ws = std::max({sgemm_workspace_size(mg, chunk, K, &pool),
+                                     sgemm_workspace_size(mg, last_chunk, K, &pool), size_t{64}});
+    const size_t col_bytes = pointwise ? 0 : (static_cast<size_t>(K * chunk) * sizeof(float) + 63) / 64 * 64;
+    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + gemm_ws));
+    float* col = static_cast<float*>(scratch);
+    void* ws_gemm = static_cast<char*>(scratch) + col_bytes;
+
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        const float* xg = xd + (n * C + gi * cg) * in_size;
+        float* yg = yd + (n * M + gi * mg) * out_size;
+        ep.bias = bias != nullptr ? bias + gi * mg : nullptr;
+        ep.bias_per_row = true;
+        for (int64_t p0 = 0; p0 < out_size; p0 += chunk) {
+          const int64_t cols = std::min(chunk, out_size - p0);
+          const float* bmat = xg;
+          int64_t ldb = in_size;
+          if (!pointwise) {
+            im2col(xg, cg, g, p0, p0 + cols, col, cols, &pool);
+            bmat = col;
+            ldb = cols;
+          }
+          if (packed) {
+            sgemm_packed_a(packed_w_[static_cast<size_t>(gi)], false, mg, cols, K, 1.0f, bmat, ldb, 0.0f, yg + p0,
+                           out_size, &pool, ws_gemm, ep);
+          } else {
+            sgemm(false, false, mg, cols, K, 1.0f, wd + gi * mg * K, K, bmat, ldb, 0.0f, yg + p0, out_size, &pool,
+                  ws_gemm, ep);
+          }
+        }
+      }
+    }
+    return ok_status();
+  }
+
+ private:
+  WindowAttributes attrs_;
+  GemmEpilogue activation_;
+  int64_t group_ = 1;
+  std::vector<PackedMatrix> packed_w_;  // one per group
+};
+
+const KernelDef kConvKernels[] = {
+    {"", "Conv", 1, kLatestVersion, 0, type_bit(DataType::kFloat), &make_kernel<ConvKernel>},
+};
+
+}  // namespace
+
+std::span<const KernelDef> conv_kernels() { return kConvKernels; }
 
 }  // namespace sy::cpu

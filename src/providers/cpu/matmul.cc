@@ -1,8 +1,340 @@
-// PLACEHOLDER: replaced by the real kernels of this family.
+// MatMul (numpy semantics: 1-D operands promoted, batch dims broadcast) and
+// Gemm (transA/transB, alpha, beta, optional unidirectionally broadcast C).
+//
+// float runs on the blocked sgemm (gemm/sgemm.h); a constant B is packed
+// once when the kernel is created. When B carries no batch (the common
+// "activations x weights" case) the batch of A folds into M, so the whole
+// MatMul is one GEMM. Real batches (attention) run one GEMM per batch,
+// spread over the threads when there are enough of them, else each
+// threaded. Other types use a plain loop: they exist for completeness.
+#include <algorithm>
+#include <string>
+
 #include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/cpu/gemm/sgemm.h"
 
 namespace sy::cpu {
+namespace {
 
-std::span<const KernelDef> matmul_kernels() { return {}; }
+// C (M x N, already holding beta * C or 0) += alpha * op(A) * op(B).
+template <typename T>
+void naive_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+                const T* B, int64_t ldb, T* C, int64_t ldc, ThreadPool* pool) {
+  auto rows = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      T* c = C + i * ldc;
+      if (trans_b) {
+        for (int64_t j = 0; j < N; ++j) {
+          T sum = T(0);
+          for (int64_t k = 0; k < K; ++k) sum += (trans_a ? A[k * lda + i] : A[i * lda + k]) * B[j * ldb + k];
+          c[j] += alpha * sum;
+        }
+      } else {
+        for (int64_t k = 0; k < K; ++k) {
+          const T a = alpha * (trans_a ? A[k * lda + i] : A[i * lda + k]);
+          const T* b = B + k * ldb;
+          for (int64_t j = 0; j < N; ++j) c[j] += a * b[j];
+        }
+      }
+    }
+  };
+  const int64_t per_row = std::max<int64_t>(1, N * K);
+  if (pool == nullptr) {
+    rows(0, M);
+  } else {
+    pool->parallel_for(M, std::max<int64_t>(1, (1 << 16) / per_row), rows);
+  }
+}
+
+// ---------------------------------------------------------------- MatMul
+
+struct MatMulDims {
+  int64_t M = 1, N = 1, K = 1;
+  bool a_vector = false;  // A was 1-D (its M dim is dropped from the output)
+  bool b_vector = false;
+  Shape batch;            // broadcast batch dims
+  Shape a_strides;        // per batch dim, in elements; 0 where broadcast
+  Shape b_strides;
+  int64_t batch_count = 1;
+  bool b_has_batch = false;  // some batch of B differs from another
+  Shape out_shape;
+};
+
+Status matmul_dims(const KernelContext& ctx, const Shape& a, const Shape& b, MatMulDims& d) {
+  if (a.rank() == 0 || b.rank() == 0)
+    return kernel_error(ctx, "inputs must have rank >= 1; got A " + a.to_string() + " and B " + b.to_string());
+  d.a_vector = a.rank() == 1;
+  d.b_vector = b.rank() == 1;
+  d.M = d.a_vector ? 1 : a[a.rank() - 2];
+  d.K = a[a.rank() - 1];
+  const int64_t kb = d.b_vector ? b[0] : b[b.rank() - 2];
+  d.N = d.b_vector ? 1 : b[b.rank() - 1];
+  if (kb != d.K)
+    return kernel_error(ctx, "A " + a.to_string() + " and B " + b.to_string() + " have different inner dimensions (" +
+                                 std::to_string(d.K) + " vs " + std::to_string(kb) + ")");
+  const size_t a_batch = d.a_vector ? 0 : a.rank() - 2;
+  const size_t b_batch = d.b_vector ? 0 : b.rank() - 2;
+  const size_t r = std::max(a_batch, b_batch);
+  d.batch.resize(r);
+  d.a_strides.resize(r);
+  d.b_strides.resize(r);
+  int64_t a_stride = d.M * d.K;
+  int64_t b_stride = d.K * d.N;
+  for (size_t k = r; k-- > 0;) {
+    const int64_t ad = k + a_batch >= r ? a[k + a_batch - r] : 1;
+    const int64_t bd = k + b_batch >= r ? b[k + b_batch - r] : 1;
+    if (ad != bd && ad != 1 && bd != 1)
+      return kernel_error(ctx, "batch dimensions of A " + a.to_string() + " and B " + b.to_string() +
+                                   " cannot be broadcast (" + std::to_string(ad) + " vs " + std::to_string(bd) + ")");
+    d.batch[k] = std::max(ad, bd);
+    if (ad == 0 || bd == 0) d.batch[k] = 0;
+    d.a_strides[k] = ad == 1 ? 0 : a_stride;
+    d.b_strides[k] = bd == 1 ? 0 : b_stride;
+    a_stride *= ad;
+    b_stride *= bd;
+    if (bd != 1) d.b_has_batch = true;
+  }
+  d.batch_count = d.batch.num_elements();
+  d.out_shape = d.batch;
+  if (!d.a_vector) d.out_shape.push_back(d.M);
+  if (!d.b_vector) d.out_shape.push_back(d.N);
+  return ok_status();
+}
+
+// Offsets of batch `index` into A and B.
+void batch_offsets(const MatMulDims& d, int64_t index, int64_t& a_off, int64_t& b_off) {
+  a_off = 0;
+  b_off = 0;
+  for (size_t k = d.batch.rank(); k-- > 0;) {
+    const int64_t i = index % d.batch[k];
+    index /= d.batch[k];
+    a_off += i * d.a_strides[k];
+    b_off += i * d.b_strides[k];
+  }
+}
+
+class MatMulKernel final : public Kernel {
+ public:
+  MatMulKernel(const KernelCreateContext& ctx, Status& status) {
+    (void)status;
+    const Tensor* b = ctx.constant_input(1);
+    if (b == nullptr || b->dtype() != DataType::kFloat || b->shape().rank() == 0) return;
+    const Shape& s = b->shape();
+    for (size_t i = 0; i + 2 < s.rank(); ++i)
+      if (s[i] != 1) return;  // a batched constant B: packed per call like any other
+    const int64_t k = s.rank() == 1 ? s[0] : s[s.rank() - 2];
+    const int64_t n = s.rank() == 1 ? 1 : s[s.rank() - 1];
+    if (k * n == 0) return;
+    packed_b_ = pack_b(false, k, n, b->data<float>(), n);
+  }
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    if (a.dtype() != b.dtype())
+      return kernel_error(ctx, "A is " + a.describe() + " but B is " + b.describe() + "; types must match");
+    MatMulDims d;
+    SY_RETURN_IF_ERROR(matmul_dims(ctx, a.shape(), b.shape(), d));
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), d.out_shape));
+    if (y->num_elements() == 0) return ok_status();
+    switch (a.dtype()) {
+      case DataType::kFloat: return run_float(ctx, a.data<float>(), b.data<float>(), y->data<float>(), d);
+      case DataType::kDouble: return run_loop<double>(ctx, a, b, *y, d);
+      case DataType::kInt32: return run_loop<int32_t>(ctx, a, b, *y, d);
+      case DataType::kInt64: return run_loop<int64_t>(ctx, a, b, *y, d);
+      case DataType::kUint32: return run_loop<uint32_t>(ctx, a, b, *y, d);
+      case DataType::kUint64: return run_loop<uint64_t>(ctx, a, b, *y, d);
+      default: return kernel_error(ctx, "unsupported type " + a.describe());
+    }
+  }
+
+ private:
+  Status run_float(KernelContext& ctx, const float* a, const float* b, float* y, const MatMulDims& d) const {
+    ThreadPool& pool = ctx.thread_pool();
+    const bool use_packed = !packed_b_.empty() && packed_b_.rows() == d.K && packed_b_.cols() == d.N;
+    if (!d.b_has_batch) {
+      // Every batch multiplies the same B; A's batches are contiguous rows,
+      // except when A itself broadcasts (then copies of one result).
+      bool a_full = true;
+      for (size_t k = 0; k < d.batch.rank(); ++k)
+        if (d.a_strides[k] == 0 && d.batch[k] != 1) a_full = false;
+      if (a_full) {
+        const int64_t rows = d.batch_count * d.M;
+        SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(rows, d.N, d.K, &pool))));
+        if (use_packed) {
+          sgemm_packed_b(false, rows, d.N, d.K, 1.0f, a, d.K, packed_b_, 0.0f, y, d.N, &pool, ws);
+        } else {
+          sgemm(false, false, rows, d.N, d.K, 1.0f, a, d.K, b, d.N, 0.0f, y, d.N, &pool, ws);
+        }
+        return ok_status();
+      }
+    }
+    // One GEMM per batch. Enough batches: one thread each, every task with
+    // its own slice of the workspace.
+    const int threads = pool.num_threads();
+    const int64_t tasks = std::min<int64_t>(threads, d.batch_count);
+    if (tasks > 1) {
+      const size_t per_task = (sgemm_workspace_size(d.M, d.N, d.K, nullptr) + 63) / 64 * 64;
+      SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, per_task * static_cast<size_t>(tasks))));
+      pool.parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end; ++t) {
+          void* mine = static_cast<char*>(ws) + per_task * static_cast<size_t>(t);
+          for (int64_t i = d.batch_count * t / tasks; i < d.batch_count * (t + 1) / tasks; ++i)
+            gemm_one(a, b, y, d, i, use_packed, nullptr, mine);
+        }
+      });
+      return ok_status();
+    }
+    SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(d.M, d.N, d.K, &pool))));
+    for (int64_t i = 0; i < d.batch_count; ++i) gemm_one(a, b, y, d, i, use_packed, &pool, ws);
+    return ok_status();
+  }
+
+  void gemm_one(const float* a, const float* b, float* y, const MatMulDims& d, int64_t index, bool use_packed,
+                ThreadPool* pool, void* ws) const {
+    int64_t a_off, b_off;
+    batch_offsets(d, index, a_off, b_off);
+    float* out = y + index * d.M * d.N;
+    if (use_packed && b_off == 0) {
+      sgemm_packed_b(false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, packed_b_, 0.0f, out, d.N, pool, ws);
+    } else {
+      sgemm(false, false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, b + b_off, d.N, 0.0f, out, d.N, pool, ws);
+    }
+  }
+
+  template <typename T>
+  Status run_loop(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& y, const MatMulDims& d) const {
+    T* out = y.data<T>();
+    std::fill(out, out + y.num_elements(), T(0));
+    for (int64_t i = 0; i < d.batch_count; ++i) {
+      int64_t a_off, b_off;
+      batch_offsets(d, i, a_off, b_off);
+      naive_gemm<T>(false, false, d.M, d.N, d.K, T(1), a.data<T>() + a_off, d.K, b.data<T>() + b_off, d.N,
+                    out + i * d.M * d.N, d.N, &ctx.thread_pool());
+    }
+    return ok_status();
+  }
+
+  PackedMatrix packed_b_;
+};
+
+// ------------------------------------------------------------------ Gemm
+
+class GemmKernel final : public Kernel {
+ public:
+  GemmKernel(const KernelCreateContext& ctx, Status& status) {
+    const Node& n = ctx.node();
+    trans_a_ = n.attr_int("transA", 0) != 0;
+    trans_b_ = n.attr_int("transB", 0) != 0;
+    alpha_ = n.attr_float("alpha", 1.0f);
+    beta_ = n.attr_float("beta", 1.0f);
+    (void)status;
+    const Tensor* b = ctx.constant_input(1);
+    if (b != nullptr && b->dtype() == DataType::kFloat && b->shape().rank() == 2) {
+      const int64_t k = trans_b_ ? b->shape()[1] : b->shape()[0];
+      const int64_t nn = trans_b_ ? b->shape()[0] : b->shape()[1];
+      if (k * nn > 0) packed_b_ = pack_b(trans_b_, k, nn, b->data<float>(), b->shape()[1]);
+    }
+  }
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    const Tensor* c = ctx.input(2);
+    if (a.shape().rank() != 2 || b.shape().rank() != 2)
+      return kernel_error(ctx, "A and B must be 2-D; got A " + a.shape().to_string() + " and B " + b.shape().to_string());
+    if (a.dtype() != b.dtype() || (c != nullptr && c->dtype() != a.dtype()))
+      return kernel_error(ctx, "inputs must share one type; got A " + a.describe() + ", B " + b.describe());
+    const int64_t M = trans_a_ ? a.shape()[1] : a.shape()[0];
+    const int64_t K = trans_a_ ? a.shape()[0] : a.shape()[1];
+    const int64_t kb = trans_b_ ? b.shape()[1] : b.shape()[0];
+    const int64_t N = trans_b_ ? b.shape()[0] : b.shape()[1];
+    if (K != kb)
+      return kernel_error(ctx, "op(A) is " + std::to_string(M) + "x" + std::to_string(K) + " but op(B) is " +
+                                   std::to_string(kb) + "x" + std::to_string(N) + "; inner dimensions differ");
+    // C broadcasts to [M, N]: how it is indexed.
+    int64_t c_row_stride = 0, c_col_stride = 0;
+    if (c != nullptr) {
+      const Shape& cs = c->shape();
+      if (cs.rank() > 2) return kernel_error(ctx, "C must have rank <= 2; got " + cs.to_string());
+      const int64_t cn = cs.rank() >= 1 ? cs[cs.rank() - 1] : 1;
+      const int64_t cm = cs.rank() == 2 ? cs[0] : 1;
+      if ((cn != 1 && cn != N) || (cm != 1 && cm != M))
+        return kernel_error(ctx, "C " + cs.to_string() + " cannot be broadcast to [" + std::to_string(M) + "," +
+                                     std::to_string(N) + "]");
+      c_col_stride = cn == 1 ? 0 : 1;
+      c_row_stride = cm == 1 ? 0 : cn;
+    }
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), Shape{M, N}));
+    if (M * N == 0) return ok_status();
+    const int64_t lda = a.shape()[1];
+    const int64_t ldb = b.shape()[1];
+    if (a.dtype() == DataType::kDouble) {
+      double* out = y->data<double>();
+      fill_c<double>(out, c, M, N, c_row_stride, c_col_stride, static_cast<double>(beta_));
+      naive_gemm<double>(trans_a_, trans_b_, M, N, K, static_cast<double>(alpha_), a.data<double>(), lda,
+                         b.data<double>(), ldb, out, N, &ctx.thread_pool());
+      return ok_status();
+    }
+    if (a.dtype() != DataType::kFloat) return kernel_error(ctx, "unsupported type " + a.describe());
+
+    float* out = y->data<float>();
+    GemmEpilogue ep;
+    float beta = 0.0f;
+    if (c != nullptr && beta_ != 0.0f) {
+      const bool vector_c = c_row_stride == 0 || c_col_stride == 0;
+      if (beta_ == 1.0f && vector_c && !(c_row_stride == 0 && c_col_stride == 0)) {
+        // A bias along N or along M: added by the GEMM as it stores.
+        ep.bias = c->data<float>();
+        ep.bias_per_row = c_col_stride == 0;
+      } else {
+        fill_c<float>(out, c, M, N, c_row_stride, c_col_stride, beta_);
+        beta = 1.0f;
+      }
+    }
+    ThreadPool& pool = ctx.thread_pool();
+    SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(M, N, K, &pool))));
+    if (!packed_b_.empty() && packed_b_.rows() == K && packed_b_.cols() == N) {
+      sgemm_packed_b(trans_a_, M, N, K, alpha_, a.data<float>(), lda, packed_b_, beta, out, N, &pool, ws, ep);
+    } else {
+      sgemm(trans_a_, trans_b_, M, N, K, alpha_, a.data<float>(), lda, b.data<float>(), ldb, beta, out, N, &pool, ws,
+            ep);
+    }
+    return ok_status();
+  }
+
+ private:
+  template <typename T>
+  static void fill_c(T* out, const Tensor* c, int64_t M, int64_t N, int64_t row_stride, int64_t col_stride, T beta) {
+    if (c == nullptr || beta == T(0)) {
+      std::fill(out, out + M * N, T(0));
+      return;
+    }
+    const T* cv = c->data<T>();
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) out[i * N + j] = beta * cv[i * row_stride + j * col_stride];
+  }
+
+  bool trans_a_ = false;
+  bool trans_b_ = false;
+  float alpha_ = 1.0f;
+  float beta_ = 1.0f;
+  PackedMatrix packed_b_;
+};
+
+constexpr uint64_t kMatMulTypes = type_bit(DataType::kFloat) | type_bit(DataType::kDouble) |
+                                  type_bit(DataType::kInt32) | type_bit(DataType::kInt64) |
+                                  type_bit(DataType::kUint32) | type_bit(DataType::kUint64);
+constexpr uint64_t kGemmTypes = type_bit(DataType::kFloat) | type_bit(DataType::kDouble);
+
+const KernelDef kMatMulKernels[] = {
+    {"", "MatMul", 1, 8, 0, type_bit(DataType::kFloat) | type_bit(DataType::kDouble), &make_kernel<MatMulKernel>},
+    {"", "MatMul", 9, kLatestVersion, 0, kMatMulTypes, &make_kernel<MatMulKernel>},
+    {"", "Gemm", 7, kLatestVersion, 0, kGemmTypes, &make_kernel<GemmKernel>},
+};
+
+}  // namespace
+
+std::span<const KernelDef> matmul_kernels() { return kMatMulKernels; }
 
 }  // namespace sy::cpu

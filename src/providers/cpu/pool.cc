@@ -1,8 +1,313 @@
-// PLACEHOLDER: replaced by the real kernels of this family.
+// MaxPool (with the optional Indices output), AveragePool, GlobalMaxPool,
+// GlobalAveragePool. Windows are separable, so for each output position
+// the in-bounds part of the window is a box: per spatial dim, the kernel
+// taps [lo, hi) that land inside the input. Planes (n, c) run in parallel.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "providers/cpu/conv/conv_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
 namespace sy::cpu {
+namespace {
 
-std::span<const KernelDef> pool_kernels() { return {}; }
+// Kernel taps [lo, hi) of the window starting at `start` that fall inside
+// [0, size); `pad_hi` is how many of them fall inside [-pad_begin, size +
+// pad_end) (the count AveragePool divides by when it includes padding).
+struct TapRange {
+  int64_t lo, hi, pad_hi;
+};
+
+TapRange taps(int64_t start, int64_t kernel, int64_t dilation, int64_t size, int64_t pad_end) {
+  TapRange r;
+  r.lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  r.hi = size - 1 - start < 0 ? 0 : std::min(kernel, (size - 1 - start) / dilation + 1);
+  r.pad_hi = size + pad_end - 1 - start < 0 ? 0 : std::min(kernel, (size + pad_end - 1 - start) / dilation + 1);
+  if (r.hi < r.lo) r.hi = r.lo;
+  return r;
+}
+
+enum class PoolKind { kMax, kAverage };
+
+struct PoolParams {
+  WindowGeometry g;
+  bool count_include_pad = false;
+  bool column_major = false;  // Indices in column-major spatial order
+};
+
+// One (n, c) plane. `base` is the plane's offset in the flattened input,
+// for the Indices output.
+template <PoolKind kKind, typename T>
+void pool_plane(const T* x, T* y, int64_t* indices, int64_t base, const PoolParams& p) {
+  const WindowGeometry& g = p.g;
+  const int rank = g.rank;
+  int64_t in_stride[kMaxSpatialDims];  // row-major strides of the input plane
+  int64_t idx_stride[kMaxSpatialDims];  // strides used for Indices
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    in_stride[d] = s;
+    s *= g.in[d];
+  }
+  s = 1;
+  for (int d = 0; d < rank; ++d) {
+    idx_stride[d] = p.column_major ? s : in_stride[d];
+    s *= g.in[d];
+  }
+  int64_t o[kMaxSpatialDims] = {};
+  const int64_t out_size = g.out_size();
+  for (int64_t q = 0; q < out_size; ++q) {
+    TapRange r[kMaxSpatialDims];
+    int64_t start[kMaxSpatialDims];
+    int64_t count = 1, pad_count = 1;
+    for (int d = 0; d < rank; ++d) {
+      start[d] = o[d] * g.stride[d] - g.pad_begin[d];
+      r[d] = taps(start[d], g.kernel[d], g.dilation[d], g.in[d], g.pad_end[d]);
+      count *= r[d].hi - r[d].lo;
+      pad_count *= r[d].pad_hi;
+    }
+    if constexpr (kKind == PoolKind::kMax) {
+      T best = std::numeric_limits<T>::lowest();
+      int64_t best_index = 0;
+      bool found = false;
+      if (count > 0) {
+        int64_t k[kMaxSpatialDims];
+        for (int d = 0; d < rank; ++d) k[d] = r[d].lo;
+        for (;;) {
+          int64_t off = 0, ioff = 0;
+          for (int d = 0; d < rank; ++d) {
+            const int64_t i = start[d] + k[d] * g.dilation[d];
+            off += i * in_stride[d];
+            ioff += i * idx_stride[d];
+          }
+          const T v = x[off];
+          if (!found || v > best) {  // the first of equal maxima gives the index
+            best = v;
+            best_index = ioff;
+            found = true;
+          }
+          int d = rank - 1;
+          for (; d >= 0; --d) {
+            if (++k[d] < r[d].hi) break;
+            k[d] = r[d].lo;
+          }
+          if (d < 0) break;
+        }
+      }
+      y[q] = best;
+      if (indices != nullptr) indices[q] = base + best_index;
+    } else {
+      double sum = 0;
+      if (count > 0) {
+        int64_t k[kMaxSpatialDims];
+        for (int d = 0; d < rank; ++d) k[d] = r[d].lo;
+        for (;;) {
+          int64_t off = 0;
+          for (int d = 0; d < rank; ++d) off += (start[d] + k[d] * g.dilation[d]) * in_stride[d];
+          sum += static_cast<double>(x[off]);
+          int d = rank - 1;
+          for (; d >= 0; --d) {
+            if (++k[d] < r[d].hi) break;
+            k[d] = r[d].lo;
+          }
+          if (d < 0) break;
+        }
+      }
+      const int64_t divisor = p.count_include_pad ? pad_count : count;
+      y[q] = divisor > 0 ? static_cast<T>(sum / static_cast<double>(divisor)) : T(0);
+    }
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++o[d] < g.out[d]) break;
+      o[d] = 0;
+    }
+  }
+}
+
+// MaxPool 3x3-style 2-D planes without Indices: the common CNN case, with
+// the window bounds hoisted out of the inner loop.
+template <typename T>
+void max_pool_plane_2d(const T* x, T* y, const WindowGeometry& g) {
+  const int64_t W = g.in[1];
+  for (int64_t oh = 0; oh < g.out[0]; ++oh) {
+    const int64_t hs = oh * g.stride[0] - g.pad_begin[0];
+    const TapRange rh = taps(hs, g.kernel[0], g.dilation[0], g.in[0], g.pad_end[0]);
+    for (int64_t ow = 0; ow < g.out[1]; ++ow) {
+      const int64_t ws = ow * g.stride[1] - g.pad_begin[1];
+      const TapRange rw = taps(ws, g.kernel[1], g.dilation[1], W, g.pad_end[1]);
+      T best = std::numeric_limits<T>::lowest();
+      for (int64_t i = rh.lo; i < rh.hi; ++i) {
+        const T* row = x + (hs + i * g.dilation[0]) * W + ws;
+        for (int64_t j = rw.lo; j < rw.hi; ++j) {
+          const T v = row[j * g.dilation[1]];
+          best = v > best ? v : best;
+        }
+      }
+      y[oh * g.out[1] + ow] = best;
+    }
+  }
+}
+
+class PoolKernel final : public Kernel {
+ public:
+  PoolKernel(const KernelCreateContext& ctx, Status& status, PoolKind kind) : kind_(kind) {
+    status = read_window_attributes(ctx, true, true, attrs_);
+    if (!status.ok()) return;
+    count_include_pad_ = ctx.node().attr_int("count_include_pad", 0) != 0;
+    const int64_t order = ctx.node().attr_int("storage_order", 0);
+    if (order != 0 && order != 1) {
+      status = ctx.error("storage_order must be 0 or 1; got " + std::to_string(order));
+      return;
+    }
+    column_major_ = order == 1;
+  }
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Shape& xs = x.shape();
+    if (xs.rank() < 3) return kernel_error(ctx, "X must have rank >= 3 (N, C, spatial...); got " + xs.to_string());
+    PoolParams p;
+    SY_RETURN_IF_ERROR(compute_window_geometry(ctx, attrs_, {}, xs.dims().subspan(2), p.g));
+    p.count_include_pad = count_include_pad_;
+    p.column_major = column_major_;
+    Shape ys;
+    ys.push_back(xs[0]);
+    ys.push_back(xs[1]);
+    for (int i = 0; i < p.g.rank; ++i) ys.push_back(p.g.out[i]);
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), ys));
+    int64_t* indices = nullptr;
+    if (kind_ == PoolKind::kMax && ctx.num_outputs() > 1 && ctx.output_requested(1)) {
+      SY_ASSIGN_OR_RETURN(Tensor * ind, ctx.allocate_output(1, DataType::kInt64, ys));
+      indices = ind->data<int64_t>();
+    }
+    if (y->num_elements() == 0) return ok_status();
+    switch (x.dtype()) {
+      case DataType::kFloat: return dispatch<float>(ctx, x, *y, indices, p);
+      case DataType::kDouble: return dispatch<double>(ctx, x, *y, indices, p);
+      case DataType::kInt8:
+        if (kind_ == PoolKind::kMax) return dispatch<int8_t>(ctx, x, *y, indices, p);
+        break;
+      case DataType::kUint8:
+        if (kind_ == PoolKind::kMax) return dispatch<uint8_t>(ctx, x, *y, indices, p);
+        break;
+      default: break;
+    }
+    return kernel_error(ctx, "unsupported type " + x.describe());
+  }
+
+ private:
+  template <typename T>
+  Status dispatch(KernelContext& ctx, const Tensor& x, Tensor& y, int64_t* indices, const PoolParams& p) const {
+    const int64_t planes = x.shape()[0] * x.shape()[1];
+    const int64_t in_size = p.g.in_size();
+    const int64_t out_size = p.g.out_size();
+    const T* xd = x.data<T>();
+    T* yd = y.data<T>();
+    const int64_t work = std::max<int64_t>(1, out_size * p.g.kernel_size());
+    ctx.thread_pool().parallel_for(planes, std::max<int64_t>(1, 32768 / work), [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const T* xp = xd + plane * in_size;
+        T* yp = yd + plane * out_size;
+        if (kind_ == PoolKind::kAverage) {
+          pool_plane<PoolKind::kAverage, T>(xp, yp, nullptr, 0, p);
+        } else if (indices == nullptr && p.g.rank == 2) {
+          max_pool_plane_2d<T>(xp, yp, p.g);
+        } else {
+          pool_plane<PoolKind::kMax, T>(xp, yp, indices != nullptr ? indices + plane * out_size : nullptr,
+                                        plane * in_size, p);
+        }
+      }
+    });
+    return ok_status();
+  }
+
+  PoolKind kind_;
+  WindowAttributes attrs_;
+  bool count_include_pad_ = false;
+  bool column_major_ = false;
+};
+
+class MaxPoolKernel final : public Kernel {
+ public:
+  MaxPoolKernel(const KernelCreateContext& ctx, Status& status) : impl_(ctx, status, PoolKind::kMax) {}
+  Status run(KernelContext& ctx) const override { return impl_.run(ctx); }
+
+ private:
+  PoolKernel impl_;
+};
+
+class AveragePoolKernel final : public Kernel {
+ public:
+  AveragePoolKernel(const KernelCreateContext& ctx, Status& status) : impl_(ctx, status, PoolKind::kAverage) {}
+  Status run(KernelContext& ctx) const override { return impl_.run(ctx); }
+
+ private:
+  PoolKernel impl_;
+};
+
+template <PoolKind kKind>
+class GlobalPoolKernel final : public Kernel {
+ public:
+  GlobalPoolKernel(const KernelCreateContext&, Status&) {}
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor& x = *ctx.input(0);
+    const Shape& xs = x.shape();
+    if (xs.rank() < 3) return kernel_error(ctx, "X must have rank >= 3 (N, C, spatial...); got " + xs.to_string());
+    Shape ys;
+    ys.push_back(xs[0]);
+    ys.push_back(xs[1]);
+    for (size_t i = 2; i < xs.rank(); ++i) ys.push_back(1);
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), ys));
+    if (y->num_elements() == 0) return ok_status();
+    if (x.dtype() == DataType::kFloat) return reduce<float>(ctx, x, *y);
+    if (x.dtype() == DataType::kDouble) return reduce<double>(ctx, x, *y);
+    return kernel_error(ctx, "unsupported type " + x.describe());
+  }
+
+ private:
+  template <typename T>
+  static Status reduce(KernelContext& ctx, const Tensor& x, Tensor& y) {
+    const int64_t planes = x.shape()[0] * x.shape()[1];
+    const int64_t size = x.shape().size_from(2);
+    const T* xd = x.data<T>();
+    T* yd = y.data<T>();
+    ctx.thread_pool().parallel_for(planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, size)),
+                                   [&](int64_t begin, int64_t end) {
+                                     for (int64_t plane = begin; plane < end; ++plane) {
+                                       const T* xp = xd + plane * size;
+                                       if constexpr (kKind == PoolKind::kMax) {
+                                         T best = size > 0 ? xp[0] : T(0);
+                                         for (int64_t i = 1; i < size; ++i)
+                                           best = xp[i] > best ? xp[i] : best;
+                                         yd[plane] = best;
+                                       } else {
+                                         // Four partial sums: vectorisable without reassociation flags.
+                                         T s[4] = {};
+                                         int64_t i = 0;
+                                         for (; i + 4 <= size; i += 4)
+                                           for (int j = 0; j < 4; ++j) s[j] += xp[i + j];
+                                         for (; i < size; ++i) s[0] += xp[i];
+                                         yd[plane] = size > 0 ? (s[0] + s[1] + s[2] + s[3]) / static_cast<T>(size) : T(0);
+                                       }
+                                     }
+                                   });
+    return ok_status();
+  }
+};
+
+constexpr uint64_t kFloatTypes = type_bit(DataType::kFloat) | type_bit(DataType::kDouble);
+
+const KernelDef kPoolKernels[] = {
+    {"", "MaxPool", 1, 11, 0, kFloatTypes, &make_kernel<MaxPoolKernel>},
+    {"", "MaxPool", 12, kLatestVersion, 0, kFloatTypes | type_bit(DataType::kInt8) | type_bit(DataType::kUint8),
+     &make_kernel<MaxPoolKernel>},
+    {"", "AveragePool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<AveragePoolKernel>},
+    {"", "GlobalAveragePool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<GlobalPoolKernel<PoolKind::kAverage>>},
+    {"", "GlobalMaxPool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<GlobalPoolKernel<PoolKind::kMax>>},
+};
+
+}  // namespace
+
+std::span<const KernelDef> pool_kernels() { return kPoolKernels; }
 
 }  // namespace sy::cpu

@@ -1,0 +1,339 @@
+#include "providers/cpu/conv/conv_util.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace sy::cpu {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string ints_string(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// The first output index o >= 0 with o * stride + offset >= 0, and one past
+// the last with o * stride + offset < size.
+void valid_range(int64_t offset, int64_t stride, int64_t size, int64_t& lo, int64_t& hi) {
+  lo = offset >= 0 ? 0 : ceil_div(-offset, stride);
+  hi = size - 1 - offset < 0 ? 0 : (size - 1 - offset) / stride + 1;
+}
+
+void im2col_2d(const float* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, float* col,
+               int64_t ld, ThreadPool* pool) {
+  const int64_t H = g.in[0], W = g.in[1], OW = g.out[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t sh = g.stride[0], sw = g.stride[1];
+  const int64_t rows = channels * kh * kw;
+  auto body = [&](int64_t rb, int64_t re) {
+    for (int64_t r = rb; r < re; ++r) {
+      const int64_t c = r / (kh * kw);
+      const int64_t ki = (r / kw) % kh;
+      const int64_t kj = r % kw;
+      const float* xc = x + c * H * W;
+      float* dst = col + r * ld;
+      const int64_t row_off = ki * g.dilation[0] - g.pad_begin[0];
+      const int64_t col_off = kj * g.dilation[1] - g.pad_begin[1];
+      int64_t lo, hi;
+      valid_range(col_off, sw, W, lo, hi);
+      int64_t p = p0;
+      int64_t oh = p0 / OW;
+      int64_t ow = p0 % OW;
+      while (p < p1) {
+        const int64_t n = std::min(OW - ow, p1 - p);
+        const int64_t ih = oh * sh + row_off;
+        if (ih < 0 || ih >= H) {
+          std::fill(dst, dst + n, 0.0f);
+        } else {
+          const float* xrow = xc + ih * W;
+          const int64_t a = std::clamp(lo, ow, ow + n);
+          const int64_t b = std::clamp(hi, a, ow + n);
+          std::fill(dst, dst + (a - ow), 0.0f);
+          if (sw == 1) {
+            std::copy(xrow + a + col_off, xrow + b + col_off, dst + (a - ow));
+          } else {
+            for (int64_t o = a; o < b; ++o) dst[o - ow] = xrow[o * sw + col_off];
+          }
+          std::fill(dst + (b - ow), dst + n, 0.0f);
+        }
+        dst += n;
+        p += n;
+        ow = 0;
+        ++oh;
+      }
+    }
+  };
+  const int64_t per_row = std::max<int64_t>(1, p1 - p0);
+  if (pool == nullptr) {
+    body(0, rows);
+  } else {
+    pool->parallel_for(rows, std::max<int64_t>(1, 32768 / per_row), body);
+  }
+}
+
+void im2col_nd(const float* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, float* col,
+               int64_t ld, ThreadPool* pool) {
+  const int rank = g.rank;
+  const int64_t ksize = g.kernel_size();
+  const int64_t in_size = g.in_size();
+  const int64_t rows = channels * ksize;
+  auto body = [&](int64_t rb, int64_t re) {
+    for (int64_t r = rb; r < re; ++r) {
+      const float* xc = x + (r / ksize) * in_size;
+      int64_t koff[kMaxSpatialDims];
+      for (int64_t rem = r % ksize, d = rank - 1; d >= 0; --d) {
+        koff[d] = (rem % g.kernel[d]) * g.dilation[d] - g.pad_begin[d];
+        rem /= g.kernel[d];
+      }
+      int64_t o[kMaxSpatialDims];
+      for (int64_t rem = p0, d = rank - 1; d >= 0; --d) {
+        o[d] = rem % g.out[d];
+        rem /= g.out[d];
+      }
+      float* dst = col + r * ld;
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t idx = 0;
+        bool inside = true;
+        for (int d = 0; d < rank; ++d) {
+          const int64_t i = o[d] * g.stride[d] + koff[d];
+          inside = inside && i >= 0 && i < g.in[d];
+          idx = idx * g.in[d] + i;
+        }
+        dst[p - p0] = inside ? xc[idx] : 0.0f;
+        for (int d = rank - 1; d >= 0; --d) {
+          if (++o[d] < g.out[d]) break;
+          o[d] = 0;
+        }
+      }
+    }
+  };
+  const int64_t per_row = std::max<int64_t>(1, (p1 - p0) * rank);
+  if (pool == nullptr) {
+    body(0, rows);
+  } else {
+    pool->parallel_for(rows, std::max<int64_t>(1, 32768 / per_row), body);
+  }
+}
+
+}  // namespace
+
+Status read_conv_activation(const KernelCreateContext& ctx, GemmEpilogue& ep) {
+  const Node& n = ctx.node();
+  if (!n.has_attr(kConvActivationAttr)) return ok_status();
+  const std::string kind = n.attr_string(kConvActivationAttr, "");
+  const std::vector<float> params = n.attr_floats(kConvActivationParamsAttr);
+  if (kind == "Relu") {
+    ep.activation = GemmActivation::kRelu;
+    return ok_status();
+  }
+  if (kind == "Clip") {
+    if (!params.empty() && params.size() != 2)
+      return ctx.error(std::string(kConvActivationParamsAttr) + " for Clip must be [min, max]; got " +
+                       std::to_string(params.size()) + " values");
+    ep.activation = GemmActivation::kClip;
+    ep.clip_min = params.empty() ? -std::numeric_limits<float>::infinity() : params[0];
+    ep.clip_max = params.empty() ? std::numeric_limits<float>::infinity() : params[1];
+    return ok_status();
+  }
+  return ctx.error(std::string(kConvActivationAttr) + " must be \"Relu\" or \"Clip\"; got \"" + kind + "\"");
+}
+
+void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) {
+  if (ep.activation == GemmActivation::kRelu) {
+    for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], 0.0f);
+  } else if (ep.activation == GemmActivation::kClip) {
+    for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], ep.clip_min), ep.clip_max);
+  }
+}
+
+Status read_window_attributes(const KernelCreateContext& ctx, bool kernel_required, bool has_ceil_mode,
+                              WindowAttributes& out) {
+  const Node& n = ctx.node();
+  const std::string pad = n.attr_string("auto_pad", "NOTSET");
+  if (pad == "NOTSET" || pad.empty()) {
+    out.auto_pad = AutoPad::kNotSet;
+  } else if (pad == "SAME_UPPER") {
+    out.auto_pad = AutoPad::kSameUpper;
+  } else if (pad == "SAME_LOWER") {
+    out.auto_pad = AutoPad::kSameLower;
+  } else if (pad == "VALID") {
+    out.auto_pad = AutoPad::kValid;
+  } else {
+    return ctx.error("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; got \"" + pad + "\"");
+  }
+  out.kernel_shape = n.attr_ints("kernel_shape");
+  out.strides = n.attr_ints("strides");
+  out.dilations = n.attr_ints("dilations");
+  out.pads = n.attr_ints("pads");
+  out.ceil_mode = has_ceil_mode && n.attr_int("ceil_mode", 0) != 0;
+  if (kernel_required && out.kernel_shape.empty()) return ctx.error("attribute kernel_shape is required");
+  const size_t rank = out.kernel_shape.size();
+  if (rank > static_cast<size_t>(kMaxSpatialDims))
+    return ctx.error("at most " + std::to_string(kMaxSpatialDims) + " spatial dims are supported; kernel_shape is " +
+                     ints_string(out.kernel_shape));
+  for (int64_t k : out.kernel_shape)
+    if (k <= 0) return ctx.error("kernel_shape must be positive; got " + ints_string(out.kernel_shape));
+  for (int64_t s : out.strides)
+    if (s <= 0) return ctx.error("strides must be positive; got " + ints_string(out.strides));
+  for (int64_t d : out.dilations)
+    if (d <= 0) return ctx.error("dilations must be positive; got " + ints_string(out.dilations));
+  for (int64_t p : out.pads)
+    if (p < 0) return ctx.error("pads must be >= 0; got " + ints_string(out.pads));
+  if (rank > 0) {
+    if (!out.strides.empty() && out.strides.size() != rank)
+      return ctx.error("strides " + ints_string(out.strides) + " must have one value per kernel dim " +
+                       ints_string(out.kernel_shape));
+    if (!out.dilations.empty() && out.dilations.size() != rank)
+      return ctx.error("dilations " + ints_string(out.dilations) + " must have one value per kernel dim " +
+                       ints_string(out.kernel_shape));
+    if (!out.pads.empty() && out.pads.size() != 2 * rank)
+      return ctx.error("pads " + ints_string(out.pads) + " must have two values per kernel dim " +
+                       ints_string(out.kernel_shape));
+  }
+  return ok_status();
+}
+
+int64_t WindowGeometry::in_size() const {
+  int64_t s = 1;
+  for (int i = 0; i < rank; ++i) s *= in[i];
+  return s;
+}
+int64_t WindowGeometry::out_size() const {
+  int64_t s = 1;
+  for (int i = 0; i < rank; ++i) s *= out[i];
+  return s;
+}
+int64_t WindowGeometry::kernel_size() const {
+  int64_t s = 1;
+  for (int i = 0; i < rank; ++i) s *= kernel[i];
+  return s;
+}
+bool WindowGeometry::no_padding() const {
+  for (int i = 0; i < rank; ++i)
+    if (pad_begin[i] != 0 || pad_end[i] != 0) return false;
+  return true;
+}
+
+Status compute_window_geometry(const KernelContext& ctx, const WindowAttributes& attrs,
+                               std::span<const int64_t> kernel, std::span<const int64_t> in, WindowGeometry& g) {
+  const size_t rank = in.size();
+  if (kernel.empty()) kernel = attrs.kernel_shape;
+  if (rank == 0 || rank > static_cast<size_t>(kMaxSpatialDims))
+    return kernel_error(ctx, "the input needs 1 to " + std::to_string(kMaxSpatialDims) + " spatial dims; got " +
+                                 std::to_string(rank));
+  if (kernel.size() != rank)
+    return kernel_error(ctx, "the kernel has " + std::to_string(kernel.size()) + " dims but the input has " +
+                                 std::to_string(rank) + " spatial dims");
+  if ((!attrs.strides.empty() && attrs.strides.size() != rank) ||
+      (!attrs.dilations.empty() && attrs.dilations.size() != rank) ||
+      (!attrs.pads.empty() && attrs.pads.size() != 2 * rank))
+    return kernel_error(ctx, "strides, dilations or pads do not match the " + std::to_string(rank) +
+                                 " spatial dims of the input");
+  g.rank = static_cast<int>(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t k = kernel[i];
+    const int64_t s = attrs.strides.empty() ? 1 : attrs.strides[i];
+    const int64_t d = attrs.dilations.empty() ? 1 : attrs.dilations[i];
+    const int64_t ek = (k - 1) * d + 1;
+    g.in[i] = in[i];
+    g.kernel[i] = k;
+    g.stride[i] = s;
+    g.dilation[i] = d;
+    int64_t pb = 0, pe = 0, out = 0;
+    switch (attrs.auto_pad) {
+      case AutoPad::kNotSet:
+      case AutoPad::kValid: {
+        if (attrs.auto_pad == AutoPad::kNotSet && !attrs.pads.empty()) {
+          pb = attrs.pads[i];
+          pe = attrs.pads[i + rank];
+        }
+        const int64_t avail = in[i] + pb + pe - ek;
+        if (avail < 0)
+          return kernel_error(ctx, "the window (" + std::to_string(ek) + " after dilation) is larger than spatial dim " +
+                                       std::to_string(i) + " of the input (" + std::to_string(in[i]) +
+                                       " plus padding " + std::to_string(pb + pe) + ")");
+        out = attrs.ceil_mode ? ceil_div(avail, s) + 1 : avail / s + 1;
+        // A window that would start in the end padding is dropped.
+        if (attrs.ceil_mode && (out - 1) * s >= in[i] + pb) --out;
+        break;
+      }
+      case AutoPad::kSameUpper:
+      case AutoPad::kSameLower: {
+        out = ceil_div(in[i], s);
+        const int64_t total = std::max<int64_t>(0, (out - 1) * s + ek - in[i]);
+        pb = attrs.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+        pe = total - pb;
+        break;
+      }
+    }
+    g.out[i] = out;
+    g.pad_begin[i] = pb;
+    g.pad_end[i] = pe;
+  }
+  return ok_status();
+}
+
+void im2col(const float* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, float* col, int64_t ld,
+            ThreadPool* pool) {
+  if (g.rank == 2) {
+    im2col_2d(x, channels, g, p0, p1, col, ld, pool);
+  } else if (g.rank == 1) {
+    // A 1-D window is a 2-D one over a single row.
+    WindowGeometry g2;
+    g2.rank = 2;
+    g2.in[0] = g2.out[0] = g2.kernel[0] = g2.stride[0] = g2.dilation[0] = 1;
+    g2.in[1] = g.in[0];
+    g2.out[1] = g.out[0];
+    g2.kernel[1] = g.kernel[0];
+    g2.stride[1] = g.stride[0];
+    g2.dilation[1] = g.dilation[0];
+    g2.pad_begin[1] = g.pad_begin[0];
+    g2.pad_end[1] = g.pad_end[0];
+    im2col_2d(x, channels, g2, p0, p1, col, ld, pool);
+  } else {
+    im2col_nd(x, channels, g, p0, p1, col, ld, pool);
+  }
+}
+
+void depthwise_conv2d(const float* x, const float* w, float* y, int64_t planes, int64_t channels,
+                      const WindowGeometry& g, const GemmEpilogue& ep, ThreadPool& pool) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t sh = g.stride[0], sw = g.stride[1];
+  pool.parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OH * OW * kh * kw)),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t plane = begin; plane < end; ++plane) {
+                        const int64_t c = plane % channels;
+                        const float* wc = w + c * kh * kw;
+                        const float* xp = x + plane * H * W;
+                        float* yp = y + plane * OH * OW;
+                        const float bias = ep.bias != nullptr ? ep.bias[c] : 0.0f;
+                        for (int64_t oh = 0; oh < OH; ++oh) {
+                          float* yrow = yp + oh * OW;
+                          std::fill(yrow, yrow + OW, bias);
+                          for (int64_t i = 0; i < kh; ++i) {
+                            const int64_t ih = oh * sh + i * g.dilation[0] - g.pad_begin[0];
+                            if (ih < 0 || ih >= H) continue;
+                            for (int64_t j = 0; j < kw; ++j) {
+                              const float wv = wc[i * kw + j];
+                              const int64_t off = j * g.dilation[1] - g.pad_begin[1];
+                              int64_t lo, hi;
+                              valid_range(off, sw, W, lo, hi);
+                              hi = std::min(hi, OW);
+                              const float* xrow = xp + ih * W;
+                              if (sw == 1) {
+                                for (int64_t o = lo; o < hi; ++o) yrow[o] += wv * xrow[o + off];
+                              } else {
+                                for (int64_t o = lo; o < hi; ++o) yrow[o] += wv * xrow[o * sw + off];
+                              }
+                            }
+                          }
+                        }
+                        apply_activation(yp, OH * OW, ep);
+                      }
+                    });
+}
+
+}  // namespace sy::cpu

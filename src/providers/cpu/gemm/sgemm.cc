@@ -1,0 +1,446 @@
+#include "providers/cpu/gemm/sgemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "providers/cpu/gemm/sgemm_kernels.h"
+
+namespace sy::cpu {
+
+using gemm_detail::kMr;
+using gemm_detail::MicroKernel;
+using gemm_detail::MicroTile;
+
+namespace {
+
+// Blocking. KC x NR of B and kMr x KC of A stay close to the core while a
+// micro-tile runs; an MC x KC block of A stays in L2 while the tiles sweep
+// across an KC x NC block of B. The same for every variant, so a workspace
+// and a packed A suit them all.
+constexpr int64_t kKc = 256;
+constexpr int64_t kMc = 144;   // a multiple of kMr
+constexpr int64_t kNc = 1024;  // a multiple of every NR
+// Tasks split C in whole micro-tiles of the widest variant.
+constexpr int64_t kNGranule = gemm_detail::kNrAvx512;
+// Below this much work per task, threading costs more than it gains.
+constexpr double kMinFlopsPerTask = 2.0e6;
+// Floats, so that every buffer starts 64-byte aligned.
+constexpr int64_t kAlignFloats = 16;
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+int64_t ceil_div(int64_t x, int64_t m) { return (x + m - 1) / m; }
+
+bool cpu_has(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::kScalar: return true;
+    case GemmIsa::kAvx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GemmIsa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
+                                  __builtin_cpu_supports("fma");
+  }
+  return false;
+}
+
+GemmIsa best_isa() {
+  static const GemmIsa best = cpu_has(GemmIsa::kAvx512) ? GemmIsa::kAvx512
+                              : cpu_has(GemmIsa::kAvx2) ? GemmIsa::kAvx2
+                                                        : GemmIsa::kScalar;
+  return best;
+}
+
+std::atomic<int> g_forced_isa{-1};
+
+int nr_of(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::kAvx512: return gemm_detail::kNrAvx512;
+    case GemmIsa::kAvx2: return gemm_detail::kNrAvx2;
+    case GemmIsa::kScalar: break;
+  }
+  return gemm_detail::kNrScalar;
+}
+
+MicroKernel kernel_of(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::kAvx512: return &gemm_detail::micro_kernel_avx512;
+    case GemmIsa::kAvx2: return &gemm_detail::micro_kernel_avx2;
+    case GemmIsa::kScalar: break;
+  }
+  return &gemm_detail::micro_kernel_scalar;
+}
+
+// How C is cut among tasks: a tm x tn grid of tiles.
+struct Plan {
+  int64_t tile_m = 0;
+  int64_t tile_n = 0;
+  int64_t tiles_m = 1;
+  int64_t tiles_n = 1;
+  int64_t tasks() const { return tiles_m * tiles_n; }
+};
+
+Plan make_plan(int64_t M, int64_t N, int64_t K, int threads) {
+  const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(std::max<int64_t>(K, 1));
+  int64_t max_tasks = std::max<int64_t>(1, static_cast<int64_t>(flops / kMinFlopsPerTask));
+  max_tasks = std::min<int64_t>(max_tasks, std::max(threads, 1));
+  Plan best;
+  best.tile_m = std::max<int64_t>(M, 1);
+  best.tile_n = std::max<int64_t>(N, 1);
+  double best_cost = std::numeric_limits<double>::max();
+  for (int64_t tm = 1; tm <= max_tasks; ++tm) {
+    const int64_t tn = max_tasks / tm;
+    Plan p;
+    p.tile_m = round_up(ceil_div(std::max<int64_t>(M, 1), tm), kMr);
+    p.tile_n = round_up(ceil_div(std::max<int64_t>(N, 1), tn), kNGranule);
+    p.tiles_m = ceil_div(std::max<int64_t>(M, 1), p.tile_m);
+    p.tiles_n = ceil_div(std::max<int64_t>(N, 1), p.tile_n);
+    // The slowest task sets the time: its multiply work plus its packing
+    // (each task packs its own rows of A and columns of B).
+    const double cost = static_cast<double>(p.tile_m) * static_cast<double>(p.tile_n) +
+                        0.5 * static_cast<double>(p.tile_m + p.tile_n) * std::min<double>(static_cast<double>(K), kKc);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = p;
+    }
+  }
+  return best;
+}
+
+int64_t a_buffer_floats(const Plan& p, int64_t K) {
+  return round_up(std::min(kMc, p.tile_m) * std::min(kKc, std::max<int64_t>(K, 1)), kAlignFloats);
+}
+int64_t b_buffer_floats(const Plan& p, int64_t K) {
+  return round_up(std::min(kKc, std::max<int64_t>(K, 1)) * round_up(std::min(kNc, p.tile_n), kNGranule),
+                  kAlignFloats);
+}
+
+// A view of op(X) for one operand: element (r, c) of the logical matrix.
+struct Operand {
+  const float* p = nullptr;
+  int64_t ld = 0;
+  bool trans = false;
+  const float* packed = nullptr;  // whole prepacked matrix, or nullptr
+};
+
+struct Problem {
+  int64_t M, N, K;
+  float alpha, beta;
+  Operand a, b;
+  float* c;
+  int64_t ldc;
+  GemmEpilogue ep;
+  MicroKernel kernel;
+  int64_t nr;
+};
+
+// dst: panels of kMr rows, k-major, rows past the matrix zero.
+void pack_a_panels(const float* A, int64_t lda, bool trans, int64_t row0, int64_t rows, int64_t k0, int64_t kc,
+                   float* dst) {
+  for (int64_t ir = 0; ir < rows; ir += kMr) {
+    const int64_t mr = std::min<int64_t>(kMr, rows - ir);
+    float* d = dst + ir * kc;
+    if (trans) {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = A + (k0 + k) * lda + row0 + ir;
+        float* dk = d + k * kMr;
+        for (int64_t i = 0; i < mr; ++i) dk[i] = src[i];
+        for (int64_t i = mr; i < kMr; ++i) dk[i] = 0.0f;
+      }
+    } else {
+      for (int64_t i = 0; i < mr; ++i) {
+        const float* src = A + (row0 + ir + i) * lda + k0;
+        for (int64_t k = 0; k < kc; ++k) d[k * kMr + i] = src[k];
+      }
+      for (int64_t i = mr; i < kMr; ++i)
+        for (int64_t k = 0; k < kc; ++k) d[k * kMr + i] = 0.0f;
+    }
+  }
+}
+
+// dst: panels of nr columns, k-major, columns past the matrix zero.
+void pack_b_panels(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t kc, int64_t col0, int64_t cols,
+                   int64_t nr, float* dst) {
+  for (int64_t jr = 0; jr < cols; jr += nr) {
+    const int64_t n = std::min(nr, cols - jr);
+    float* d = dst + jr * kc;
+    if (trans) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float* src = B + (col0 + jr + j) * ldb + k0;
+        for (int64_t k = 0; k < kc; ++k) d[k * nr + j] = src[k];
+      }
+      if (n < nr)
+        for (int64_t k = 0; k < kc; ++k) std::memset(d + k * nr + n, 0, static_cast<size_t>(nr - n) * sizeof(float));
+    } else {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = B + (k0 + k) * ldb + col0 + jr;
+        std::memcpy(d + k * nr, src, static_cast<size_t>(n) * sizeof(float));
+        if (n < nr) std::memset(d + k * nr + n, 0, static_cast<size_t>(nr - n) * sizeof(float));
+      }
+    }
+  }
+}
+
+float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& ep) {
+  if (ep.bias != nullptr) x += ep.bias_per_row ? ep.bias[i] : ep.bias[j];
+  if (ep.activation == GemmActivation::kRelu) {
+    x = std::max(x, 0.0f);
+  } else if (ep.activation == GemmActivation::kClip) {
+    x = std::min(std::max(x, ep.clip_min), ep.clip_max);
+  }
+  return x;
+}
+
+// K == 0 or alpha == 0: the product contributes nothing (and A, B are not
+// read, as BLAS does).
+void scale_only(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  for (int64_t i = m0; i < m1; ++i) {
+    float* c = g.c + i * g.ldc;
+    for (int64_t j = n0; j < n1; ++j)
+      c[j] = apply_epilogue_scalar(g.beta == 0.0f ? 0.0f : g.beta * c[j], i, j, g.ep);
+  }
+}
+
+void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* abuf, float* bbuf) {
+  if (g.K == 0 || g.alpha == 0.0f) {
+    scale_only(g, m0, m1, n0, n1);
+    return;
+  }
+  const int64_t m_pad = round_up(g.M, kMr);
+  const int64_t n_pad = round_up(g.N, g.nr);
+  const bool has_act = g.ep.activation != GemmActivation::kNone;
+  const float lo = g.ep.activation == GemmActivation::kClip ? g.ep.clip_min : 0.0f;
+  const float hi = g.ep.activation == GemmActivation::kClip ? g.ep.clip_max : std::numeric_limits<float>::infinity();
+  for (int64_t jc = n0; jc < n1; jc += kNc) {
+    const int64_t nc = std::min(kNc, n1 - jc);
+    for (int64_t pc = 0; pc < g.K; pc += kKc) {
+      const int64_t kc = std::min(kKc, g.K - pc);
+      const bool first = pc == 0;
+      const bool last = pc + kc == g.K;
+      const float* bp;
+      if (g.b.packed != nullptr) {
+        bp = g.b.packed + pc * n_pad + jc * kc;
+      } else {
+        pack_b_panels(g.b.p, g.b.ld, g.b.trans, pc, kc, jc, nc, g.nr, bbuf);
+        bp = bbuf;
+      }
+      for (int64_t ic = m0; ic < m1; ic += kMc) {
+        const int64_t mc = std::min(kMc, m1 - ic);
+        const float* ap;
+        if (g.a.packed != nullptr) {
+          ap = g.a.packed + pc * m_pad + ic * kc;
+        } else {
+          pack_a_panels(g.a.p, g.a.ld, g.a.trans, ic, mc, pc, kc, abuf);
+          ap = abuf;
+        }
+        MicroTile t;
+        t.ldc = g.ldc;
+        t.kc = kc;
+        t.alpha = g.alpha;
+        t.beta = first ? g.beta : 1.0f;
+        t.clamp = last && has_act;
+        t.lo = lo;
+        t.hi = hi;
+        for (int64_t jr = 0; jr < nc; jr += g.nr) {
+          t.nr = static_cast<int>(std::min(g.nr, nc - jr));
+          t.b = bp + jr * kc;
+          t.col_bias = last && g.ep.bias != nullptr && !g.ep.bias_per_row ? g.ep.bias + jc + jr : nullptr;
+          for (int64_t ir = 0; ir < mc; ir += kMr) {
+            t.mr = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
+            t.a = ap + ir * kc;
+            t.c = g.c + (ic + ir) * g.ldc + jc + jr;
+            t.row_bias = last && g.ep.bias != nullptr && g.ep.bias_per_row ? g.ep.bias + ic + ir : nullptr;
+            g.kernel(t);
+          }
+        }
+      }
+    }
+  }
+}
+
+void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
+  if (g.M <= 0 || g.N <= 0) return;
+  const Plan plan = make_plan(g.M, g.N, g.K, pool != nullptr ? pool->num_threads() : 1);
+  const int64_t a_floats = a_buffer_floats(plan, g.K);
+  const int64_t b_floats = b_buffer_floats(plan, g.K);
+  float* ws = static_cast<float*>(workspace);
+  auto task = [&](int64_t t) {
+    const int64_t tm = t / plan.tiles_n;
+    const int64_t tn = t % plan.tiles_n;
+    const int64_t m0 = tm * plan.tile_m;
+    const int64_t n0 = tn * plan.tile_n;
+    float* abuf = ws + t * (a_floats + b_floats);
+    run_task(g, m0, std::min(g.M, m0 + plan.tile_m), n0, std::min(g.N, n0 + plan.tile_n), abuf, abuf + a_floats);
+  };
+  const int64_t tasks = plan.tasks();
+  if (tasks == 1 || pool == nullptr) {
+    for (int64_t t = 0; t < tasks; ++t) task(t);
+    return;
+  }
+  // Each task index owns one slice of the workspace, whichever thread runs it.
+  pool->parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) task(t);
+  });
+}
+
+GemmIsa current_isa() {
+  const int forced = g_forced_isa.load(std::memory_order_relaxed);
+  return forced >= 0 ? static_cast<GemmIsa>(forced) : best_isa();
+}
+
+Problem make_problem(GemmIsa isa, int64_t M, int64_t N, int64_t K, float alpha, float beta, float* C, int64_t ldc,
+                     const GemmEpilogue& ep) {
+  Problem g;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.c = C;
+  g.ldc = ldc;
+  g.ep = ep;
+  g.kernel = kernel_of(isa);
+  g.nr = nr_of(isa);
+  return g;
+}
+
+}  // namespace
+
+namespace gemm_detail {
+
+namespace {
+template <int R>
+void scalar_tile(const MicroTile& t) {
+  float acc[R][kNrScalar] = {};
+  const float* a = t.a;
+  const float* b = t.b;
+  for (int64_t k = 0; k < t.kc; ++k) {
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < kNrScalar; ++j) acc[i][j] += a[i] * b[j];
+    a += kMr;
+    b += kNrScalar;
+  }
+  for (int i = 0; i < R; ++i) {
+    float* c = t.c + i * t.ldc;
+    for (int j = 0; j < t.nr; ++j) {
+      float x = t.alpha * acc[i][j];
+      if (t.beta != 0.0f) x += t.beta * c[j];
+      if (t.row_bias != nullptr) x += t.row_bias[i];
+      if (t.col_bias != nullptr) x += t.col_bias[j];
+      if (t.clamp) x = std::min(std::max(x, t.lo), t.hi);
+      c[j] = x;
+    }
+  }
+}
+}  // namespace
+
+void micro_kernel_scalar(const MicroTile& t) {
+  switch (t.mr) {
+    case 1: scalar_tile<1>(t); break;
+    case 2: scalar_tile<2>(t); break;
+    case 3: scalar_tile<3>(t); break;
+    case 4: scalar_tile<4>(t); break;
+    case 5: scalar_tile<5>(t); break;
+    default: scalar_tile<6>(t); break;
+  }
+}
+
+}  // namespace gemm_detail
+
+const char* gemm_isa_name(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::kScalar: return "scalar";
+    case GemmIsa::kAvx2: return "avx2";
+    case GemmIsa::kAvx512: return "avx512";
+  }
+  return "?";
+}
+
+bool gemm_isa_supported(GemmIsa isa) { return cpu_has(isa); }
+GemmIsa active_gemm_isa() { return current_isa(); }
+
+bool force_gemm_isa(GemmIsa isa) {
+  if (!cpu_has(isa)) return false;
+  g_forced_isa.store(static_cast<int>(isa), std::memory_order_relaxed);
+  return true;
+}
+
+void reset_gemm_isa() { g_forced_isa.store(-1, std::memory_order_relaxed); }
+
+void PackedMatrix::Free::operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+
+PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t lda) {
+  PackedMatrix out;
+  const int64_t m_pad = round_up(std::max<int64_t>(M, 1), kMr);
+  const size_t floats = static_cast<size_t>(m_pad * std::max<int64_t>(K, 1));
+  float* mem = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64), std::nothrow));
+  if (mem == nullptr) return out;
+  out.data_.reset(mem);
+  out.floats_ = floats;
+  out.rows_ = M;
+  out.cols_ = K;
+  out.isa_ = current_isa();
+  // Block pc holds every row for k in [pc, pc + kc), so the driver finds rows
+  // ic.. of that block at pc * m_pad + ic * kc.
+  for (int64_t pc = 0; pc < K; pc += kKc) {
+    const int64_t kc = std::min(kKc, K - pc);
+    if (M > 0) pack_a_panels(A, lda, trans_a, 0, M, pc, kc, mem + pc * m_pad);
+  }
+  return out;
+}
+
+PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb) {
+  PackedMatrix out;
+  const GemmIsa isa = current_isa();
+  const int64_t nr = nr_of(isa);
+  const int64_t n_pad = round_up(std::max<int64_t>(N, 1), nr);
+  const size_t floats = static_cast<size_t>(n_pad * std::max<int64_t>(K, 1));
+  float* mem = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64), std::nothrow));
+  if (mem == nullptr) return out;
+  out.data_.reset(mem);
+  out.floats_ = floats;
+  out.rows_ = K;
+  out.cols_ = N;
+  out.isa_ = isa;
+  for (int64_t pc = 0; pc < K; pc += kKc) {
+    const int64_t kc = std::min(kKc, K - pc);
+    if (N > 0) pack_b_panels(B, ldb, trans_b, pc, kc, 0, N, nr, mem + pc * n_pad);
+  }
+  return out;
+}
+
+size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* pool) {
+  if (M <= 0 || N <= 0) return 0;
+  const Plan plan = make_plan(M, N, K, pool != nullptr ? pool->num_threads() : 1);
+  return static_cast<size_t>(plan.tasks() * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))) * sizeof(float);
+}
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
+           const GemmEpilogue& epilogue) {
+  Problem g = make_problem(current_isa(), M, N, K, alpha, beta, C, ldc, epilogue);
+  g.a = Operand{A, lda, trans_a, nullptr};
+  g.b = Operand{B, ldb, trans_b, nullptr};
+  run_problem(g, pool, workspace);
+}
+
+void sgemm_packed_b(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                    const PackedMatrix& B, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
+                    const GemmEpilogue& epilogue) {
+  // The packed layout belongs to the variant that packed it.
+  Problem g = make_problem(B.isa(), M, N, K, alpha, beta, C, ldc, epilogue);
+  g.a = Operand{A, lda, trans_a, nullptr};
+  g.b = Operand{nullptr, 0, false, B.data()};
+  run_problem(g, pool, workspace);
+}
+
+void sgemm_packed_a(const PackedMatrix& A, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
+                    void* workspace, const GemmEpilogue& epilogue) {
+  // A's layout is the same for every variant (kMr rows, kKc blocks).
+  Problem g = make_problem(current_isa(), M, N, K, alpha, beta, C, ldc, epilogue);
+  g.a = Operand{nullptr, 0, false, A.data()};
+  g.b = Operand{B, ldb, trans_b, nullptr};
+  run_problem(g, pool, workspace);
+}
+
+}  // namespace sy::cpu

@@ -1,0 +1,99 @@
+// Single-precision GEMM for the CPU kernels (MatMul, Gemm, Conv).
+//
+//   C = activation(alpha * op(A) * op(B) + beta * C + bias)
+//
+// Row-major. op(A) is M x K, op(B) is K x N. The work is blocked for the
+// caches (KC x NC panels of B, MC x KC blocks of A), both operands are
+// packed into micro-panels, and a register-blocked micro-kernel (AVX-512
+// 6x64, AVX2+FMA 6x16 or portable 6x8) computes each tile; the variant is
+// picked once at run time from the CPU's features.
+//
+// The functions here never allocate: packing buffers live in a workspace
+// the caller provides (sgemm_workspace_size bytes, 64-byte aligned; kernels
+// take it from KernelContext::scratch). Operands that are constant can be
+// packed once (pack_a / pack_b), which also skips the per-call packing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "core/thread_pool.h"
+
+namespace sy::cpu {
+
+enum class GemmIsa : int { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+
+const char* gemm_isa_name(GemmIsa isa);
+bool gemm_isa_supported(GemmIsa isa);
+// The variant new calls use: the best one this CPU supports unless a test
+// or benchmark forced another.
+GemmIsa active_gemm_isa();
+// For tests and benchmarks: makes later calls use `isa` (process-wide; not
+// meant to change while other threads run GEMMs). Returns false, changing
+// nothing, when the CPU lacks it.
+bool force_gemm_isa(GemmIsa isa);
+// Back to the best supported variant.
+void reset_gemm_isa();
+
+enum class GemmActivation : int { kNone = 0, kRelu = 1, kClip = 2 };
+
+// Applied once to each element of C after the product and beta term.
+struct GemmEpilogue {
+  const float* bias = nullptr;  // nullptr: no bias
+  bool bias_per_row = false;    // false: bias[n] is added to column n; true: bias[m] to row m
+  GemmActivation activation = GemmActivation::kNone;
+  float clip_min = 0.0f;  // kClip only
+  float clip_max = 0.0f;
+};
+
+// A constant operand in the layout the micro-kernels read. Movable, not
+// copyable; its memory is 64-byte aligned.
+class PackedMatrix {
+ public:
+  PackedMatrix() = default;
+  bool empty() const { return data_ == nullptr; }
+  int64_t rows() const { return rows_; }  // M for a packed A, K for a packed B
+  int64_t cols() const { return cols_; }  // K for a packed A, N for a packed B
+  GemmIsa isa() const { return isa_; }
+  const float* data() const { return data_.get(); }
+  size_t byte_size() const { return floats_ * sizeof(float); }
+
+ private:
+  struct Free {
+    void operator()(float* p) const;
+  };
+  friend PackedMatrix pack_a(bool, int64_t, int64_t, const float*, int64_t);
+  friend PackedMatrix pack_b(bool, int64_t, int64_t, const float*, int64_t);
+  std::unique_ptr<float[], Free> data_;
+  size_t floats_ = 0;
+  int64_t rows_ = 0;
+  int64_t cols_ = 0;
+  GemmIsa isa_ = GemmIsa::kScalar;
+};
+
+// Packs op(A) (M x K) or op(B) (K x N) for the active variant. An empty
+// result means the allocation failed.
+PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t lda);
+PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb);
+
+// Bytes of workspace one call with these sizes needs when run on `pool`
+// (nullptr: the calling thread only). Enough for every variant and for the
+// prepacked forms too.
+size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* pool);
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
+           const GemmEpilogue& epilogue = {});
+
+// op(B) prepacked (its K x N must match).
+void sgemm_packed_b(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                    const PackedMatrix& B, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
+                    const GemmEpilogue& epilogue = {});
+
+// op(A) prepacked (its M x K must match).
+void sgemm_packed_a(const PackedMatrix& A, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
+                    void* workspace, const GemmEpilogue& epilogue = {});
+
+}  // namespace sy::cpu

@@ -1,0 +1,276 @@
+// Conv against a direct N-D convolution written here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "schema/schema.h"
+#include "testing/node_test.h"
+
+namespace sy::testing {
+namespace {
+
+std::vector<float> values(int64_t n, int seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  uint32_t s = static_cast<uint32_t>(seed) * 747796405u + 1;
+  for (auto& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<float>(static_cast<int>((s >> 10) % 201) - 100) / 50.0f;
+  }
+  return v;
+}
+
+struct ConvSpec {
+  std::vector<int64_t> x;  // N, C, spatial...
+  int64_t m = 1;           // output channels
+  std::vector<int64_t> kernel;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads;  // empty: defaults
+  std::string auto_pad;                            // empty: not set
+  bool bias = false;
+  bool constant_w = true;
+  std::string activation;
+  std::vector<float> activation_params;
+  int threads = 1;
+};
+
+int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
+  int64_t p = 1;
+  for (size_t i = from; i < v.size(); ++i) p *= v[i];
+  return p;
+}
+
+// Direct convolution; pads here are explicit [begins..., ends...].
+std::vector<float> reference(const ConvSpec& s, const std::vector<float>& x, const std::vector<float>& w,
+                             const std::vector<float>& b, std::vector<int64_t>& y_shape) {
+  const size_t r = s.kernel.size();
+  int64_t st[8], dl[8], pb[8], pe[8], out[8];
+  for (size_t i = 0; i < r; ++i) {
+    st[i] = 1;
+    dl[i] = 1;
+    pb[i] = 0;
+    pe[i] = 0;
+    if (!s.strides.empty()) st[i] = s.strides[i];
+    if (!s.dilations.empty()) dl[i] = s.dilations[i];
+    const int64_t in = s.x[i + 2];
+    const int64_t ek = (s.kernel[i] - 1) * dl[i] + 1;
+    if (s.auto_pad == "SAME_UPPER" || s.auto_pad == "SAME_LOWER") {
+      out[i] = (in + st[i] - 1) / st[i];
+      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * st[i] + ek - in);
+      pb[i] = s.auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+      pe[i] = total - pb[i];
+    } else {
+      if (!s.pads.empty() && s.auto_pad != "VALID") {
+        pb[i] = s.pads[i];
+        pe[i] = s.pads[i + r];
+      }
+      out[i] = (in + pb[i] + pe[i] - ek) / st[i] + 1;
+    }
+  }
+  const int64_t N = s.x[0], C = s.x[1], M = s.m, cg = C / s.group, mg = M / s.group;
+  y_shape = {N, M};
+  for (size_t i = 0; i < r; ++i) y_shape.push_back(out[i]);
+  const int64_t out_size = product(std::vector<int64_t>(y_shape.begin() + 2, y_shape.end())), in_size = product(s.x, 2), ksize = product(s.kernel);
+  std::vector<float> y(static_cast<size_t>(N * M * out_size));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t g = m / mg;
+      for (int64_t q = 0; q < out_size; ++q) {
+        int64_t o[8] = {};
+        for (int64_t rem = q, i = static_cast<int64_t>(r) - 1; i >= 0; --i) {
+          o[static_cast<size_t>(i)] = rem % out[static_cast<size_t>(i)];
+          rem /= out[static_cast<size_t>(i)];
+        }
+        double acc = s.bias ? b[static_cast<size_t>(m)] : 0.0;
+        for (int64_t c = 0; c < cg; ++c)
+          for (int64_t kq = 0; kq < ksize; ++kq) {
+            int64_t idx = 0;
+            bool inside = true;
+            int64_t kk[8] = {};
+            for (int64_t rem = kq, i = static_cast<int64_t>(r) - 1; i >= 0; --i) {
+              kk[static_cast<size_t>(i)] = rem % s.kernel[static_cast<size_t>(i)];
+              rem /= s.kernel[static_cast<size_t>(i)];
+            }
+            for (size_t d = 0; d < r; ++d) {
+              const int64_t pos = o[d] * st[d] - pb[d] + kk[d] * dl[d];
+              if (pos < 0 || pos >= s.x[d + 2]) inside = false;
+              idx = idx * s.x[d + 2] + pos;
+            }
+            if (!inside) continue;
+            acc += static_cast<double>(x[static_cast<size_t>((n * C + g * cg + c) * in_size + idx)]) *
+                   w[static_cast<size_t>((m * cg + c) * ksize + kq)];
+          }
+        float v = static_cast<float>(acc);
+        if (s.activation == "Relu") v = std::max(v, 0.0f);
+        if (s.activation == "Clip") v = std::min(std::max(v, s.activation_params[0]), s.activation_params[1]);
+        y[static_cast<size_t>((n * M + m) * out_size + q)] = v;
+      }
+    }
+  return y;
+}
+
+void check_conv(const ConvSpec& s) {
+  std::vector<int64_t> w_shape = {s.m, s.x[1] / s.group};
+  for (int64_t k : s.kernel) w_shape.push_back(k);
+  const auto x = values(product(s.x), 1);
+  const auto w = values(product(w_shape), 2);
+  const auto b = values(s.m, 3);
+  std::vector<int64_t> y_shape;
+  const auto expect = reference(s, x, w, b, y_shape);
+  NodeTest t("Conv", 11);
+  t.input(make_tensor<float>(Shape(s.x), x));
+  if (s.constant_w) {
+    t.constant_input(make_tensor<float>(Shape(w_shape), w));
+  } else {
+    t.input(make_tensor<float>(Shape(w_shape), w));
+  }
+  if (s.bias) t.constant_input(make_tensor<float>({s.m}, b));
+  if (s.group != 1) t.attr("group", s.group);
+  if (!s.strides.empty()) t.attr("strides", s.strides);
+  if (!s.dilations.empty()) t.attr("dilations", s.dilations);
+  if (!s.pads.empty()) t.attr("pads", s.pads);
+  if (!s.auto_pad.empty()) t.attr("auto_pad", s.auto_pad);
+  if (!s.activation.empty()) t.attr("sy_activation", s.activation);
+  if (!s.activation_params.empty()) t.attr("sy_activation_params", s.activation_params);
+  auto out = t.threads(s.threads).run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensor_near(out->at(0), make_tensor<float>(Shape(y_shape), expect), 1e-4, 1e-4);
+  // Inferred shape matches the computed one.
+  const Graph& g = t.graph();
+  const ValueType& yt = g.values[static_cast<size_t>(g.outputs[0])].type;
+  ASSERT_TRUE(yt.has_shape);
+  ASSERT_EQ(yt.rank(), y_shape.size());
+  for (size_t i = 0; i < y_shape.size(); ++i) EXPECT_EQ(yt.dims[i].value, y_shape[i]) << "dim " << i;
+}
+
+TEST(ConvTest, HandComputed) {
+  // 3x3 ones kernel over 0..24, pads 1: the ONNX doc example.
+  std::vector<float> x(25);
+  for (int i = 0; i < 25; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i);
+  auto out = NodeTest("Conv", 11)
+                 .input(make_tensor<float>({1, 1, 5, 5}, x))
+                 .constant_input(make_tensor<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)))
+                 .attr("kernel_shape", std::vector<int64_t>{3, 3})
+                 .attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+                 .run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensor_near(out->at(0), make_tensor<float>({1, 1, 5, 5}, {12, 21, 27, 33, 24, 33, 54, 63, 72, 51, 63, 99, 108,
+                                                                   117, 81, 93, 144, 153, 162, 111, 72, 111, 117, 123, 84}));
+}
+
+TEST(ConvTest, Basic3x3WithBias) {
+  check_conv({.x = {1, 3, 7, 9}, .m = 5, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true});
+  check_conv({.x = {2, 3, 7, 9}, .m = 5, .kernel = {3, 3}, .bias = true, .constant_w = false});
+}
+
+TEST(ConvTest, StridesDilationsAsymmetricPads) {
+  check_conv({.x = {1, 2, 11, 10}, .m = 3, .kernel = {3, 2}, .strides = {2, 3}, .pads = {1, 0, 2, 1}});
+  check_conv({.x = {1, 2, 12, 12}, .m = 4, .kernel = {3, 3}, .dilations = {2, 3}, .pads = {2, 1, 0, 3}, .bias = true});
+  check_conv({.x = {2, 3, 9, 9}, .m = 2, .kernel = {2, 2}, .strides = {2, 2}, .dilations = {2, 2}});
+}
+
+TEST(ConvTest, Groups) {
+  check_conv({.x = {1, 4, 6, 6}, .m = 6, .kernel = {3, 3}, .group = 2, .pads = {1, 1, 1, 1}, .bias = true});
+  check_conv({.x = {2, 6, 5, 7}, .m = 3, .kernel = {1, 3}, .group = 3, .strides = {1, 2}, .constant_w = false});
+}
+
+TEST(ConvTest, Depthwise) {
+  check_conv({.x = {2, 8, 9, 10}, .m = 8, .kernel = {3, 3}, .group = 8, .pads = {1, 1, 1, 1}, .bias = true});
+  check_conv({.x = {1, 5, 12, 11}, .m = 5, .kernel = {5, 3}, .group = 5, .strides = {2, 2}, .dilations = {1, 2},
+              .pads = {2, 0, 1, 2}, .bias = true, .activation = "Relu"});
+  // channel multiplier 2 is grouped, not depthwise-direct
+  check_conv({.x = {1, 4, 6, 6}, .m = 8, .kernel = {3, 3}, .group = 4, .pads = {1, 1, 1, 1}});
+}
+
+TEST(ConvTest, Pointwise) {
+  check_conv({.x = {2, 16, 7, 5}, .m = 9, .kernel = {1, 1}, .bias = true});
+  check_conv({.x = {1, 16, 7, 5}, .m = 9, .kernel = {1, 1}, .strides = {2, 2}});  // strided: im2col
+  check_conv({.x = {1, 16, 7, 5}, .m = 9, .kernel = {1, 1}, .bias = true, .constant_w = false});
+}
+
+TEST(ConvTest, AutoPad) {
+  for (const char* mode : {"SAME_UPPER", "SAME_LOWER"}) {
+    check_conv({.x = {1, 2, 5, 6}, .m = 3, .kernel = {3, 3}, .strides = {2, 2}, .auto_pad = mode});
+    check_conv({.x = {1, 2, 8, 7}, .m = 2, .kernel = {4, 2}, .auto_pad = mode, .bias = true});
+  }
+  check_conv({.x = {1, 2, 8, 7}, .m = 2, .kernel = {3, 3}, .strides = {2, 1}, .auto_pad = "VALID"});
+}
+
+TEST(ConvTest, OneAndThreeDimensional) {
+  check_conv({.x = {2, 3, 17}, .m = 4, .kernel = {3}, .strides = {2}, .pads = {1, 2}, .bias = true});
+  check_conv({.x = {1, 2, 10}, .m = 2, .kernel = {2}, .dilations = {3}});
+  check_conv({.x = {1, 2, 5, 6, 7}, .m = 3, .kernel = {2, 3, 3}, .strides = {1, 2, 1}, .pads = {1, 0, 1, 0, 1, 2},
+              .bias = true});
+  check_conv({.x = {1, 4, 4, 5, 6}, .m = 4, .kernel = {3, 3, 3}, .group = 4, .pads = {1, 1, 1, 1, 1, 1}});
+}
+
+TEST(ConvTest, LargeChunkedAndThreaded) {
+  // K = 576, 48x48 outputs: the im2col buffer is filled in more than one chunk.
+  check_conv({.x = {1, 64, 48, 48}, .m = 8, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true, .threads = 2});
+  check_conv({.x = {2, 32, 20, 20}, .m = 40, .kernel = {3, 3}, .strides = {2, 2}, .bias = true, .threads = 3});
+  check_conv({.x = {2, 32, 20, 20}, .m = 32, .kernel = {3, 3}, .group = 32, .pads = {1, 1, 1, 1}, .threads = 2});
+}
+
+TEST(ConvTest, FusedActivation) {
+  check_conv({.x = {1, 3, 8, 8}, .m = 4, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true, .activation = "Relu"});
+  check_conv({.x = {1, 3, 8, 8}, .m = 4, .kernel = {3, 3}, .bias = true, .activation = "Clip",
+              .activation_params = {-0.5f, 1.0f}});
+  check_conv({.x = {1, 6, 8, 8}, .m = 6, .kernel = {3, 3}, .group = 6, .activation = "Clip",
+              .activation_params = {0.0f, 0.25f}});
+  auto bad = NodeTest("Conv", 11)
+                 .input(make_tensor<float>({1, 1, 3, 3}, values(9, 1)))
+                 .constant_input(make_tensor<float>({1, 1, 1, 1}, {1.0f}))
+                 .attr("sy_activation", "Sigmoid")
+                 .run();
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(ConvTest, MismatchedChannelsIsAnError) {
+  auto out = NodeTest("Conv", 11)
+                 .dynamic_shapes()
+                 .input(make_tensor<float>({1, 3, 4, 4}, values(48, 1)))
+                 .input(make_tensor<float>({2, 2, 3, 3}, values(36, 2)))
+                 .run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("channels"), std::string::npos) << out.status().message();
+}
+
+TEST(ConvTest, InferenceKeepsSymbolicBatch) {
+  Graph g;
+  g.opsets[""] = 11;
+  const ValueId x = g.add_value("x", ValueType::tensor(DataType::kFloat, {Dim::symbolic("N"), Dim::known(3),
+                                                                          Dim::known(224), Dim::unknown()}));
+  const ValueId w = g.add_value("w", ValueType::tensor(DataType::kFloat, {Dim::known(64), Dim::known(3), Dim::known(7),
+                                                                          Dim::known(7)}));
+  const ValueId y = g.add_value("y");
+  Node n;
+  n.op_type = "Conv";
+  n.since_version = 11;
+  n.inputs = {x, w};
+  n.outputs = {y};
+  Attribute strides;
+  strides.name = "strides";
+  strides.type = AttributeType::kInts;
+  strides.ints = {2, 2};
+  Attribute pads;
+  pads.name = "pads";
+  pads.type = AttributeType::kInts;
+  pads.ints = {3, 3, 3, 3};
+  n.attributes = {strides, pads};
+  const OpSchema* schema = find_schema("", "Conv", 11);
+  ASSERT_NE(schema, nullptr);
+  std::vector<ValueType> outs(1);
+  InferenceContext ctx(g, n, outs);
+  ASSERT_TRUE(schema->infer(ctx).ok());
+  ASSERT_TRUE(outs[0].has_shape);
+  ASSERT_EQ(outs[0].rank(), 4u);
+  EXPECT_EQ(outs[0].dims[0].symbol, "N");
+  EXPECT_EQ(outs[0].dims[1].value, 64);
+  EXPECT_EQ(outs[0].dims[2].value, 112);
+  EXPECT_FALSE(outs[0].dims[3].is_known());
+}
+
+}  // namespace
+}  // namespace sy::testing
