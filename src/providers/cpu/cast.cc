@@ -1,8 +1,493 @@
-// PLACEHOLDER: replaced by the real kernels of this family.
+// Cast and CastLike between every ONNX element type but complex.
+//
+// Between the ordinary types (float, double, float16, bfloat16, the
+// integers, bool) each pair gets its own templated loop. Strings, the 8-bit
+// and 4-bit floats, and the 4- and 2-bit integers go through a small block
+// of doubles on the stack: decode a block of the source into doubles, then
+// encode the block into the target. Double holds every value of those types
+// exactly (and every integer up to 2^53), so only the encode step rounds.
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <system_error>
+
 #include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/cpu/elementwise_common.h"
 
 namespace sy::cpu {
+namespace {
 
-std::span<const KernelDef> cast_kernels() { return {}; }
+// ---- minifloats: float8 variants, float4e2m1, float8e8m0 ---------------------
+
+// A small float format. kind says how it spends its top codes.
+enum class MiniKind {
+  kIeee,  // inf and NaN in the top exponent (float8e5m2)
+  kFn,    // no inf; all-ones is NaN (float8e4m3fn)
+  kFnuz,  // no inf, no -0; 0x80 is NaN (float8e4m3fnuz, float8e5m2fnuz)
+  kNone,  // no inf, no NaN (float4e2m1)
+};
+
+struct MiniFormat {
+  int exp_bits;
+  int mant_bits;
+  int bias;
+  MiniKind kind;
+  double max;  // largest finite value
+};
+
+constexpr MiniFormat kE4M3FN{4, 3, 7, MiniKind::kFn, 448.0};
+constexpr MiniFormat kE4M3FNUZ{4, 3, 8, MiniKind::kFnuz, 240.0};
+constexpr MiniFormat kE5M2{5, 2, 15, MiniKind::kIeee, 57344.0};
+constexpr MiniFormat kE5M2FNUZ{5, 2, 16, MiniKind::kFnuz, 57344.0};
+constexpr MiniFormat kE2M1{2, 1, 1, MiniKind::kNone, 6.0};
+
+double mini_decode(const MiniFormat& f, uint32_t bits) {
+  const uint32_t sign_bit = 1u << (f.exp_bits + f.mant_bits);
+  const uint32_t exp_mask = (1u << f.exp_bits) - 1;
+  const uint32_t mant_mask = (1u << f.mant_bits) - 1;
+  const bool negative = (bits & sign_bit) != 0;
+  const uint32_t e = (bits >> f.mant_bits) & exp_mask;
+  const uint32_t m = bits & mant_mask;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  switch (f.kind) {
+    case MiniKind::kIeee:
+      if (e == exp_mask) return m != 0 ? nan : (negative ? -HUGE_VAL : HUGE_VAL);
+      break;
+    case MiniKind::kFn:
+      if (e == exp_mask && m == mant_mask) return nan;
+      break;
+    case MiniKind::kFnuz:
+      if (bits == sign_bit) return nan;
+      break;
+    case MiniKind::kNone: break;
+  }
+  const double v = e == 0 ? std::ldexp(static_cast<double>(m), 1 - f.bias - f.mant_bits)
+                          : std::ldexp(static_cast<double>(m | (mant_mask + 1)), static_cast<int>(e) - f.bias - f.mant_bits);
+  return negative ? -v : v;
+}
+
+// Round to nearest even on the format's grid; out-of-range values saturate
+// to +-max or become NaN / inf, as the Cast spec's tables say.
+uint32_t mini_encode(const MiniFormat& f, double x, bool saturate) {
+  const uint32_t sign_bit = 1u << (f.exp_bits + f.mant_bits);
+  const uint32_t exp_mask = (1u << f.exp_bits) - 1;
+  const uint32_t mant_mask = (1u << f.mant_bits) - 1;
+  const bool negative = std::signbit(x);
+  const uint32_t sign = negative ? sign_bit : 0u;
+  const uint32_t max_code = [&] {
+    switch (f.kind) {
+      case MiniKind::kIeee: return ((exp_mask - 1) << f.mant_bits) | mant_mask;
+      case MiniKind::kFn: return (exp_mask << f.mant_bits) | (mant_mask - 1);
+      default: return (exp_mask << f.mant_bits) | mant_mask;
+    }
+  }();
+  auto nan_code = [&]() -> uint32_t {
+    switch (f.kind) {
+      case MiniKind::kIeee: return sign | (exp_mask << f.mant_bits) | mant_mask;
+      case MiniKind::kFn: return sign | (exp_mask << f.mant_bits) | mant_mask;
+      case MiniKind::kFnuz: return sign_bit;
+      case MiniKind::kNone: return sign_bit;  // no NaN: the reference writes -0
+    }
+    return sign_bit;
+  };
+  auto overflow_code = [&]() -> uint32_t {
+    if (saturate || f.kind == MiniKind::kNone) return sign | max_code;
+    if (f.kind == MiniKind::kIeee) return sign | (exp_mask << f.mant_bits);  // inf
+    return nan_code();
+  };
+  if (std::isnan(x)) return nan_code();
+  if (std::isinf(x)) return overflow_code();
+  const double a = std::fabs(x);
+  if (a == 0.0) return f.kind == MiniKind::kFnuz ? 0u : sign;
+  int e2 = 0;
+  std::frexp(a, &e2);  // a = frac * 2^e2, frac in [0.5, 1)
+  const int exponent = std::max(e2 - 1, 1 - f.bias);  // subnormals share the smallest exponent
+  const double quantum = std::ldexp(1.0, exponent - f.mant_bits);
+  const double rounded = std::nearbyint(a / quantum) * quantum;
+  if (rounded > f.max) return overflow_code();
+  if (rounded == 0.0) return f.kind == MiniKind::kFnuz ? 0u : sign;
+  std::frexp(rounded, &e2);
+  const int biased = e2 - 1 + f.bias;
+  uint32_t code;
+  if (biased <= 0) {
+    code = static_cast<uint32_t>(std::ldexp(rounded, f.bias - 1 + f.mant_bits));  // subnormal mantissa
+  } else {
+    const double mant = std::ldexp(rounded, f.mant_bits - (e2 - 1)) - static_cast<double>(mant_mask + 1);
+    code = (static_cast<uint32_t>(biased) << f.mant_bits) | static_cast<uint32_t>(mant);
+  }
+  return sign | code;
+}
+
+// float8e8m0: a bare power of two, 2^(bits - 127); 0xFF is NaN.
+enum class RoundMode { kUp, kDown, kNearest };
+
+double e8m0_decode(uint32_t bits) {
+  if (bits == 0xFF) return std::numeric_limits<double>::quiet_NaN();
+  return std::ldexp(1.0, static_cast<int>(bits) - 127);
+}
+
+uint32_t e8m0_encode(double x, bool saturate, RoundMode mode) {
+  if (std::isnan(x)) return 0xFF;
+  const double a = std::fabs(x);  // negative input is unspecified: use |x|
+  if (std::isinf(a)) return saturate ? 0xFE : 0xFF;
+  if (a == 0.0) return saturate ? 0x00 : 0xFF;
+  int e2 = 0;
+  const double frac = std::frexp(a, &e2);  // a = frac * 2^e2
+  int e = e2 - 1;                          // a = (2 frac) * 2^e, 2 frac in [1, 2)
+  if (frac > 0.5) {
+    if (mode == RoundMode::kUp || (mode == RoundMode::kNearest && frac >= 0.75)) ++e;
+  }
+  if (e > 127) return saturate ? 0xFE : 0xFF;
+  if (e < -127) return saturate ? 0x00 : 0xFF;
+  return static_cast<uint32_t>(e + 127);
+}
+
+// ---- element access for the block path ---------------------------------------
+
+// Packed types: `bits` per element, little end first within a byte.
+int packed_bits(DataType t) {
+  switch (t) {
+    case DataType::kInt4:
+    case DataType::kUint4:
+    case DataType::kFloat4E2M1: return 4;
+    case DataType::kInt2:
+    case DataType::kUint2: return 2;
+    default: return 0;
+  }
+}
+
+uint32_t read_packed(const uint8_t* data, int64_t i, int bits) {
+  const int per_byte = 8 / bits;
+  const int shift = static_cast<int>(i % per_byte) * bits;
+  return (data[i / per_byte] >> shift) & ((1u << bits) - 1);
+}
+
+void write_packed(uint8_t* data, int64_t i, int bits, uint32_t code) {
+  const int per_byte = 8 / bits;
+  const int shift = static_cast<int>(i % per_byte) * bits;
+  const auto mask = static_cast<uint8_t>(((1u << bits) - 1) << shift);
+  data[i / per_byte] = static_cast<uint8_t>((data[i / per_byte] & ~mask) | ((code << shift) & mask));
+}
+
+const MiniFormat* mini_format(DataType t) {
+  switch (t) {
+    case DataType::kFloat8E4M3FN: return &kE4M3FN;
+    case DataType::kFloat8E4M3FNUZ: return &kE4M3FNUZ;
+    case DataType::kFloat8E5M2: return &kE5M2;
+    case DataType::kFloat8E5M2FNUZ: return &kE5M2FNUZ;
+    case DataType::kFloat4E2M1: return &kE2M1;
+    default: return nullptr;
+  }
+}
+
+bool equals_ignoring_case(const std::string& s, const char* word) {
+  size_t i = 0;
+  for (; word[i] != '\0'; ++i)
+    if (i >= s.size() || std::tolower(static_cast<unsigned char>(s[i])) != word[i]) return false;
+  return i == s.size();
+}
+
+double parse_number(const std::string& s) {
+  // strtod accepts "1e-5", "+INF", "-inf", "NaN" in any case, as the spec
+  // asks; "True" / "False" are what Cast writes for bools.
+  if (equals_ignoring_case(s, "true")) return 1.0;
+  if (equals_ignoring_case(s, "false")) return 0.0;
+  return std::strtod(s.c_str(), nullptr);
+}
+
+void format_number(double v, bool is_float32, std::string& out) {
+  if (std::isnan(v)) {
+    out = "NaN";
+    return;
+  }
+  if (std::isinf(v)) {
+    out = v > 0 ? "INF" : "-INF";
+    return;
+  }
+  char buf[64];
+  // Shortest text that reads back to the same value in the source's precision.
+  const auto r = is_float32 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v))
+                            : std::to_chars(buf, buf + sizeof(buf), v);
+  out.assign(buf, r.ptr);
+}
+
+template <typename T>
+void format_integer(T v, std::string& out) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out.assign(buf, r.ptr);
+}
+
+struct CastOptions {
+  bool saturate = true;
+  RoundMode round_mode = RoundMode::kUp;
+};
+
+// Source elements [begin, begin + n) as doubles.
+void decode_block(const Tensor& src, int64_t begin, int64_t n, double* out) {
+  const DataType t = src.dtype();
+  if (visit_type(NumericBoolTypes{}, t, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* d = src.data<T>() + begin;
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(load(d[i]));
+      }))
+    return;
+  const auto* bytes = static_cast<const uint8_t*>(src.raw_data());
+  if (t == DataType::kString) {
+    const auto* d = src.data<std::string>() + begin;
+    for (int64_t i = 0; i < n; ++i) out[i] = parse_number(d[i]);
+  } else if (t == DataType::kFloat8E8M0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = e8m0_decode(bytes[begin + i]);
+  } else if (const MiniFormat* f = mini_format(t); f != nullptr && packed_bits(t) == 0) {
+    for (int64_t i = 0; i < n; ++i) out[i] = mini_decode(*f, bytes[begin + i]);
+  } else if (t == DataType::kFloat4E2M1) {
+    for (int64_t i = 0; i < n; ++i) out[i] = mini_decode(kE2M1, read_packed(bytes, begin + i, 4));
+  } else {
+    const int bits = packed_bits(t);
+    const bool is_signed = t == DataType::kInt4 || t == DataType::kInt2;
+    for (int64_t i = 0; i < n; ++i) {
+      auto v = static_cast<int32_t>(read_packed(bytes, begin + i, bits));
+      if (is_signed && v >= (1 << (bits - 1))) v -= 1 << bits;  // sign-extend
+      out[i] = v;
+    }
+  }
+}
+
+// Doubles into target elements [begin, begin + n).
+void encode_block(const double* in, int64_t n, DataType source, Tensor& dst, int64_t begin, const CastOptions& opt) {
+  const DataType t = dst.dtype();
+  if (visit_type(NumericBoolTypes{}, t, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* d = dst.data<T>() + begin;
+        for (int64_t i = 0; i < n; ++i) {
+          if constexpr (std::is_same_v<T, bool>) {
+            d[i] = in[i] != 0.0;
+          } else if constexpr (kIsHalf<T>) {
+            d[i] = store<T>(static_cast<float>(in[i]));
+          } else {
+            d[i] = static_cast<T>(in[i]);
+          }
+        }
+      }))
+    return;
+  auto* bytes = static_cast<uint8_t*>(dst.raw_data());
+  if (t == DataType::kString) {
+    auto* d = dst.data<std::string>() + begin;
+    const bool integral = is_integer_type(source) || source == DataType::kBool;
+    for (int64_t i = 0; i < n; ++i) {
+      if (integral) {
+        format_integer(static_cast<int64_t>(in[i]), d[i]);
+      } else {
+        format_number(in[i], source != DataType::kDouble, d[i]);
+      }
+    }
+  } else if (t == DataType::kFloat8E8M0) {
+    for (int64_t i = 0; i < n; ++i) bytes[begin + i] = static_cast<uint8_t>(e8m0_encode(in[i], opt.saturate, opt.round_mode));
+  } else if (const MiniFormat* f = mini_format(t); f != nullptr && packed_bits(t) == 0) {
+    for (int64_t i = 0; i < n; ++i) bytes[begin + i] = static_cast<uint8_t>(mini_encode(*f, in[i], opt.saturate));
+  } else if (t == DataType::kFloat4E2M1) {
+    for (int64_t i = 0; i < n; ++i) write_packed(bytes, begin + i, 4, mini_encode(kE2M1, in[i], opt.saturate));
+  } else {
+    // 4- and 2-bit integers keep the low bits of the integer value, like
+    // every other narrowing integer cast.
+    const int bits = packed_bits(t);
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = in[i];
+      const auto wide = std::isfinite(v) ? static_cast<int64_t>(v) : int64_t{0};
+      write_packed(bytes, begin + i, bits, static_cast<uint32_t>(wide));
+    }
+  }
+}
+
+// ---- the direct path between ordinary types ------------------------------------
+
+template <typename From, typename To>
+inline To convert(const From& v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return load(v) != compute_t<From>{0};
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return store<To>(static_cast<compute_t<To>>(v ? 1 : 0));
+  } else if constexpr (kIsHalf<To>) {
+    return store<To>(static_cast<float>(load(v)));
+  } else {
+    return static_cast<To>(load(v));
+  }
+}
+
+template <typename From, typename To>
+void cast_direct(ThreadPool& pool, const From* src, To* dst, int64_t n) {
+  parallel_range(pool, n, kCheapChunk, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) dst[i] = convert<From, To>(src[i]);
+  });
+}
+
+// Strings to integers parse as integers, so that int64 values beyond 2^53
+// survive; a fractional text falls back to the double and truncates.
+template <typename To>
+void parse_integers(const std::string* src, To* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string& s = src[i];
+    const char* first = s.data();
+    const char* last = s.data() + s.size();
+    if (first != last && *first == '+') ++first;
+    To value{};
+    const auto r = std::from_chars(first, last, value);
+    dst[i] = (r.ec == std::errc() && r.ptr == last) ? value : static_cast<To>(parse_number(s));
+  }
+}
+
+Status cast_tensor(const KernelContext& ctx, const Tensor& src, Tensor& dst, const CastOptions& opt) {
+  const int64_t n = src.num_elements();
+  if (n == 0) return ok_status();
+  const DataType from = src.dtype();
+  const DataType to = dst.dtype();
+  if (from == to && from != DataType::kString) {
+    std::memcpy(dst.raw_data(), src.raw_data(), src.byte_size());
+    return ok_status();
+  }
+  if (from == DataType::kString && to == DataType::kString) {
+    for (int64_t i = 0; i < n; ++i) dst.data<std::string>()[i] = src.data<std::string>()[i];
+    return ok_status();
+  }
+  bool done = false;
+  visit_type(NumericBoolTypes{}, from, [&](auto from_tag) {
+    using From = typename decltype(from_tag)::type;
+    done = visit_type(NumericBoolTypes{}, to, [&](auto to_tag) {
+      using To = typename decltype(to_tag)::type;
+      cast_direct(ctx.thread_pool(), src.data<From>(), dst.data<To>(), n);
+    });
+  });
+  if (done) return ok_status();
+  if (to == DataType::kString &&
+      visit_type(NumericBoolTypes{}, from, [&](auto tag) {
+        using From = typename decltype(tag)::type;
+        const From* s = src.data<From>();
+        std::string* d = dst.data<std::string>();
+        for (int64_t i = 0; i < n; ++i) {
+          if constexpr (std::is_same_v<From, bool>) {
+            d[i] = s[i] ? "True" : "False";  // numpy's spelling, which the ONNX reference uses
+          } else if constexpr (std::is_integral_v<From>) {
+            format_integer(s[i], d[i]);
+          } else {
+            format_number(static_cast<double>(load(s[i])), !std::is_same_v<From, double>, d[i]);
+          }
+        }
+      }))
+    return ok_status();
+  if (from == DataType::kString && is_integer_type(to) && packed_bits(to) == 0) {
+    visit_type(IntTypes{}, to, [&](auto tag) {
+      using To = typename decltype(tag)::type;
+      parse_integers(src.data<std::string>(), dst.data<To>(), n);
+    });
+    return ok_status();
+  }
+  // Everything else goes through blocks of doubles. Packed targets write
+  // several elements per byte, so one thread does them all.
+  constexpr int64_t kBlock = 256;
+  auto run_blocks = [&](int64_t begin, int64_t end) {
+    double buf[kBlock];
+    for (int64_t b = begin; b < end; b += kBlock) {
+      const int64_t len = std::min(kBlock, end - b);
+      decode_block(src, b, len, buf);
+      encode_block(buf, len, from, dst, b, opt);
+    }
+  };
+  const bool threads_ok = packed_bits(to) == 0 && from != DataType::kString && to != DataType::kString;
+  if (threads_ok) {
+    parallel_range(ctx.thread_pool(), (n + kBlock - 1) / kBlock, kCheapChunk / kBlock,
+                   [&](int64_t begin, int64_t end) { run_blocks(begin * kBlock, std::min(n, end * kBlock)); });
+  } else {
+    run_blocks(0, n);
+  }
+  return ok_status();
+}
+
+bool castable(DataType t) {
+  return t != DataType::kUndefined && t != DataType::kComplex64 && t != DataType::kComplex128 &&
+         is_valid_data_type(static_cast<int32_t>(t));
+}
+
+Status read_cast_options(const KernelCreateContext& ctx, CastOptions& opt) {
+  opt.saturate = ctx.node().attr_int("saturate", 1) != 0;
+  const std::string mode = ctx.node().attr_string("round_mode", "up");
+  if (mode == "up") {
+    opt.round_mode = RoundMode::kUp;
+  } else if (mode == "down") {
+    opt.round_mode = RoundMode::kDown;
+  } else if (mode == "nearest") {
+    opt.round_mode = RoundMode::kNearest;
+  } else {
+    return ctx.error("attribute round_mode must be \"up\", \"down\" or \"nearest\", got \"" + mode + "\"");
+  }
+  return ok_status();
+}
+
+class CastKernel final : public Kernel {
+ public:
+  CastKernel(const KernelCreateContext& ctx, Status& status) {
+    const Attribute* to = ctx.node().attr("to");
+    if (to == nullptr) {
+      status = ctx.error("attribute 'to' is required");
+      return;
+    }
+    if (!is_valid_data_type(static_cast<int32_t>(to->i)) || !castable(static_cast<DataType>(to->i))) {
+      status = ctx.error("attribute 'to' is " + std::to_string(to->i) + ", not a type Cast supports");
+      return;
+    }
+    to_ = static_cast<DataType>(to->i);
+    status = read_cast_options(ctx, options_);
+  }
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor* x = ctx.input(0);
+    if (x == nullptr) return kernel_error(ctx, "input 0 is missing");
+    if (!castable(x->dtype()))
+      return kernel_error(ctx, "cannot cast from " + std::string(data_type_name(x->dtype())));
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to_, x->shape()));
+    return cast_tensor(ctx, *x, *y, options_);
+  }
+
+ private:
+  DataType to_ = DataType::kUndefined;
+  CastOptions options_;
+};
+
+class CastLikeKernel final : public Kernel {
+ public:
+  CastLikeKernel(const KernelCreateContext& ctx, Status& status) { status = read_cast_options(ctx, options_); }
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor* x = ctx.input(0);
+    const Tensor* like = ctx.input(1);
+    if (x == nullptr || like == nullptr) return kernel_error(ctx, "inputs 0 and 1 are required");
+    if (!castable(x->dtype()) || !castable(like->dtype()))
+      return kernel_error(ctx, "cannot cast from " + std::string(data_type_name(x->dtype())) + " to " +
+                                   std::string(data_type_name(like->dtype())));
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, like->dtype(), x->shape()));
+    return cast_tensor(ctx, *x, *y, options_);
+  }
+
+ private:
+  CastOptions options_;
+};
+
+constexpr uint64_t kCastTypes =
+    type_mask(NumericBoolTypes{}) | type_bit(DataType::kString) | type_bit(DataType::kFloat8E4M3FN) |
+    type_bit(DataType::kFloat8E4M3FNUZ) | type_bit(DataType::kFloat8E5M2) | type_bit(DataType::kFloat8E5M2FNUZ) |
+    type_bit(DataType::kFloat8E8M0) | type_bit(DataType::kFloat4E2M1) | type_bit(DataType::kInt4) |
+    type_bit(DataType::kUint4) | type_bit(DataType::kInt2) | type_bit(DataType::kUint2);
+
+constexpr KernelDef kCastKernels[] = {
+    {"", "Cast", 6, kLatestVersion, 0, kCastTypes, &make_kernel<CastKernel>},
+    {"", "CastLike", 15, kLatestVersion, 0, kCastTypes, &make_kernel<CastLikeKernel>},
+};
+
+}  // namespace
+
+std::span<const KernelDef> cast_kernels() { return kCastKernels; }
 
 }  // namespace sy::cpu

@@ -1,0 +1,346 @@
+// Helpers shared by the CPU element-wise, cast, normalization, softmax and
+// reduction kernels: compile-time type lists (one list gives both the
+// kernel table's type mask and the run-time dispatch, so the two cannot
+// disagree), half-float loads and stores, and float math written without
+// branches or library calls so that loops over it vectorize.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "core/thread_pool.h"
+#include "providers/kernel.h"
+#include "switchyard/data_type.h"
+
+namespace sy::cpu {
+
+// ---- type lists and dispatch ----------------------------------------------
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+template <typename... Ts>
+struct TypeList {};
+
+template <typename... Ts>
+constexpr uint64_t type_mask(TypeList<Ts...> /*types*/) {
+  return (type_bit(DataTypeOf<Ts>::value) | ... | uint64_t{0});
+}
+
+template <typename... As, typename... Bs>
+constexpr TypeList<As..., Bs...> operator+(TypeList<As...> /*a*/, TypeList<Bs...> /*b*/) {
+  return {};
+}
+
+// Calls f(TypeTag<T>{}) for the T in the list whose DataType is `t`; false
+// when the list has no such type. The switch happens once per call, so the
+// loop inside `f` is specialised for T.
+template <typename F, typename... Ts>
+bool visit_type(TypeList<Ts...> /*types*/, DataType t, F&& f) {
+  return ((t == DataTypeOf<Ts>::value ? (f(TypeTag<Ts>{}), true) : false) || ...);
+}
+
+using HalfTypes = TypeList<Float16, BFloat16>;
+using FloatTypes = TypeList<float, double, Float16, BFloat16>;
+using SignedIntTypes = TypeList<int8_t, int16_t, int32_t, int64_t>;
+using UnsignedIntTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
+using IntTypes = decltype(SignedIntTypes{} + UnsignedIntTypes{});
+using NumericTypes = decltype(FloatTypes{} + IntTypes{});
+using BoolTypes = TypeList<bool>;
+using NumericBoolTypes = decltype(NumericTypes{} + BoolTypes{});
+using AllTypes = decltype(NumericBoolTypes{} + TypeList<std::string>{});
+
+// ---- loads and stores ---------------------------------------------------
+// Arithmetic on 16-bit floats happens in float: load() widens, store<T>()
+// rounds back. For every other type both are the identity.
+
+template <typename T>
+struct ComputeOf {
+  using type = T;
+};
+template <>
+struct ComputeOf<Float16> {
+  using type = float;
+};
+template <>
+struct ComputeOf<BFloat16> {
+  using type = float;
+};
+template <typename T>
+using compute_t = typename ComputeOf<T>::type;
+
+template <typename T>
+inline const T& load(const T& v) {
+  return v;
+}
+inline float load(Float16 v) { return float16_to_float(v.bits); }
+inline float load(BFloat16 v) { return std::bit_cast<float>(static_cast<uint32_t>(v.bits) << 16); }
+
+template <typename T>
+inline T store(compute_t<T> v) {
+  return static_cast<T>(v);
+}
+template <>
+inline Float16 store<Float16>(float v) {
+  return Float16{float_to_float16(v)};
+}
+template <>
+inline BFloat16 store<BFloat16>(float v) {
+  return BFloat16{float_to_bfloat16(v)};
+}
+
+template <typename T>
+inline constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+template <typename T>
+inline constexpr bool kIsFloat = std::is_floating_point_v<T> || kIsHalf<T>;
+
+// The most negative / positive value of T, with infinities for float types
+// (the identities of max and min).
+template <typename T>
+inline compute_t<T> lowest_value() {
+  using C = compute_t<T>;
+  if constexpr (std::is_floating_point_v<C>) {
+    return -std::numeric_limits<C>::infinity();
+  } else {
+    return std::numeric_limits<C>::lowest();
+  }
+}
+template <typename T>
+inline compute_t<T> highest_value() {
+  using C = compute_t<T>;
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::numeric_limits<C>::infinity();
+  } else {
+    return std::numeric_limits<C>::max();
+  }
+}
+
+// ---- threading ----------------------------------------------------------
+
+// Elements per task for loops of cheap work (add, compare, copy) and of
+// transcendental work (exp, erf, tanh): below these a loop stays on the
+// calling thread because waking workers costs more than it saves.
+inline constexpr int64_t kCheapChunk = 32768;
+inline constexpr int64_t kMathChunk = 4096;
+
+template <typename F>
+void parallel_range(ThreadPool& pool, int64_t n, int64_t min_chunk, F&& f) {
+  if (n <= 0) return;
+  if (pool.num_threads() <= 1 || n <= min_chunk) {
+    f(int64_t{0}, n);
+    return;
+  }
+  pool.parallel_for(n, min_chunk, f);
+}
+
+// ---- vectorizable float math ----------------------------------------------
+// Selects and integer bit tricks only, so that GCC vectorizes a loop calling
+// these; std::exp / std::erf per element are library calls that stay scalar.
+
+// c ? a : b without a branch. Under GCC's default -ftrapping-math, ?: on a
+// float comparison followed by more arithmetic stays a branch, and a loop
+// with a branch is not vectorized; a bit mask is.
+inline float select(bool c, float a, float b) {
+  const uint32_t m = 0u - static_cast<uint32_t>(c);
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(a) & m) | (std::bit_cast<uint32_t>(b) & ~m));
+}
+inline double select(bool c, double a, double b) {
+  const uint64_t m = 0u - static_cast<uint64_t>(c);
+  return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & m) | (std::bit_cast<uint64_t>(b) & ~m));
+}
+template <typename T>
+inline T select(bool c, T a, T b) {
+  return c ? a : b;
+}
+
+// e^(a + b) to about 1 ulp, for |b| small next to the rounding unit of a:
+// b joins after the range reduction, so a + b need not be representable.
+// Handles overflow (inf), underflow (denormals, 0) and NaN.
+inline float fast_exp_sum(float a, float b) {
+  constexpr float kHi = 88.8f;   // above: overflows to inf through the scaling
+  constexpr float kLo = -104.0f;  // below: 0
+  float xc = select(a > kHi, kHi, a);
+  xc = select(xc < kLo, kLo, xc);
+  // n = round(x / ln2), read back from the mantissa of a 1.5 * 2^23 bias.
+  constexpr float kMagic = 12582912.0f;
+  const float t = xc * 1.44269504088896341f + kMagic;
+  const float n = t - kMagic;
+  const auto ni = static_cast<int32_t>(std::bit_cast<uint32_t>(t) - 0x4B400000u);
+  // Cody-Waite: ln2 split in two so that n * ln2_hi is exact.
+  float r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  r = r + b;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float y = p * r * r + r + 1.0f;
+  // 2^n as two factors, so that n down to -150 and up to 128 stays within
+  // the normal exponent range of each.
+  const int32_t n1 = ni >> 1;
+  const int32_t n2 = ni - n1;
+  const float s1 = std::bit_cast<float>(static_cast<uint32_t>(n1 + 127) << 23);
+  const float s2 = std::bit_cast<float>(static_cast<uint32_t>(n2 + 127) << 23);
+  return y * s1 * s2;
+}
+
+inline float fast_exp(float x) { return fast_exp_sum(x, 0.0f); }
+
+// erf and erfc to about 1 ulp (erf: max relative error 1.2e-7 over all
+// floats). Two regions. |x| < 0.85: an odd polynomial whose leading term is
+// split so that the big part is rounded once. Above: erfc(x) =
+// exp(-x^2) * R(1/x), R a polynomial in a centred variable (so its terms do
+// not cancel), fitted on [0.85, 10]; erfc(10) is below the smallest float.
+
+// erf(a) for 0 <= a < 0.85.
+inline float erf_small(float a) {
+  const float u = a * a;
+  float p = -1.1572058610909153e-05f;
+  p = p * u + 0.00011770935816457495f;
+  p = p * u + -0.0008536852546967566f;
+  p = p * u + 0.005223773419857025f;
+  p = p * u + -0.026866162195801735f;
+  p = p * u + 0.11283791810274124f;
+  p = p * u + -0.37612637877464294f;
+  return a * 1.128379225730896f + (a * -5.8635382771399236e-08f + (a * u) * p);
+}
+
+// erfc(a * s) for a * s >= 0.85 (smaller arguments are clamped up, so
+// callers select), where s * s == s2 exactly (s = 1, or 1/sqrt 2 for GELU).
+// exp(-(a s)^2) is formed from a split in two, a = hi + lo with hi * hi
+// exact: (a s)^2 reaches 100, and rounding it, or a * s, to one float would
+// cost up to 100 * 2^-23 of relative accuracy.
+inline float erfc_large_scaled(float a, float s, float s2) {
+  const float a_lo = 0.85f / s;
+  const float a_hi = 10.0f / s;
+  float ac = select(a < a_lo, a_lo, a);
+  ac = select(ac > a_hi, a_hi, ac);
+  const float t = 1.0f / (ac * s) - 0.6382352709770203f;
+  float p = 0.04387270659208298f;
+  p = p * t + -0.023470139130949974f;
+  p = p * t + -0.04250147566199303f;
+  p = p * t + 0.04100163280963898f;
+  p = p * t + -0.01563272997736931f;
+  p = p * t + 0.007942167110741138f;
+  p = p * t + 0.004113057162612677f;
+  p = p * t + -0.0244370698928833f;
+  p = p * t + 0.041054047644138336f;
+  p = p * t + -0.04372154176235199f;
+  p = p * t + 0.020323272794485092f;
+  p = p * t + 0.044924695044755936f;
+  p = p * t + -0.17063333094120026f;
+  p = p * t + 0.37774357199668884f;
+  p = p * t + 0.31098252534866333f;
+  const float hi = std::bit_cast<float>(std::bit_cast<uint32_t>(ac) & 0xFFFFF000u);
+  const float lo = ac - hi;
+  const float r = fast_exp_sum(-(hi * hi) * s2, -(lo * (ac + hi)) * s2) * p;
+  return select(a > a_hi, 0.0f, r);
+}
+
+inline float fast_erf(float x) {
+  const float a = std::fabs(x);
+  const float y = select(a < 0.85f, erf_small(a), 1.0f - erfc_large_scaled(a, 1.0f, 1.0f));
+  return std::copysign(y, x);  // NaN stays NaN: every branch above propagates it
+}
+
+// GELU, x * Phi(x) = x/2 * erfc(-x / sqrt 2), written through erfc so that
+// negative inputs keep their relative accuracy (1 + erf(x) cancels).
+inline float fast_gelu(float x) {
+  constexpr float kS = 0.70710678118654752f;
+  const float ax = std::fabs(x);
+  const float a = ax * kS;
+  const float erfc = select(a < 0.85f, 1.0f - erf_small(a), erfc_large_scaled(ax, kS, 0.5f));
+  return select(x >= 0.0f, x * (1.0f - 0.5f * erfc), 0.5f * x * erfc);
+}
+
+// tanh(x) to about 3 ulp: a 13/6 rational on x clamped to +-7.9 (beyond
+// which tanh rounds to +-1).
+inline float fast_tanh(float x) {
+  constexpr float kClamp = 7.90531110763549805f;
+  float xc = select(x > kClamp, kClamp, x);
+  xc = select(xc < -kClamp, -kClamp, xc);
+  const float x2 = xc * xc;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 + -8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  p = p * xc;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  return select(std::fabs(x) < 0.0004f, x, p / q);  // tiny x: the rational loses the last bits, tanh(x) == x
+}
+
+inline float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
+
+// The same names for double, so templated loops can call them; double
+// keeps the library's precision.
+inline double fast_exp(double x) { return std::exp(x); }
+inline double fast_erf(double x) { return std::erf(x); }
+inline double fast_tanh(double x) { return std::tanh(x); }
+inline double fast_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline double fast_gelu(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752); }
+
+// ---- row reductions ------------------------------------------------------
+// Eight independent accumulators: GCC does not reorder a float sum or max
+// without -ffast-math, so a single accumulator would run scalar, one add
+// per cycle of latency. Eight lanes vectorize and are more accurate too.
+
+inline constexpr int kLanes = 8;
+
+// max over x[0, n) ignoring NaN; -inf for an empty row.
+template <typename T>
+inline compute_t<T> row_max(const T* x, int64_t n) {
+  using C = compute_t<T>;
+  C m[kLanes];
+  for (C& v : m) v = -std::numeric_limits<C>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      const C v = load(x[i + k]);
+      m[k] = select(v > m[k], v, m[k]);
+    }
+  for (; i < n; ++i) {
+    const C v = load(x[i]);
+    m[0] = select(v > m[0], v, m[0]);
+  }
+  C r = m[0];
+  for (int k = 1; k < kLanes; ++k) r = select(m[k] > r, m[k], r);
+  return r;
+}
+
+// sum over i of f(load(x[i])).
+template <typename T, typename F>
+inline compute_t<T> row_sum(const T* x, int64_t n, F&& f) {
+  using C = compute_t<T>;
+  C acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += f(load(x[i + k]));
+  for (; i < n; ++i) acc[0] += f(load(x[i]));
+  C r = C{0};
+  for (int k = 0; k < kLanes; ++k) r += acc[k];
+  return r;
+}
+
+// Axis in [-rank, rank) -> [0, rank); false when out of range.
+inline bool normalize_axis(int64_t& axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return false;
+  if (axis < 0) axis += rank;
+  return true;
+}
+
+}  // namespace sy::cpu
