@@ -145,7 +145,11 @@ Result<Tensor> random_input(const ValueInfo& info, const std::map<std::string, i
   SY_ASSIGN_OR_RETURN(Tensor t, Tensor::allocate(info.dtype, shape));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> small(0, 9);
+  // Integer inputs are usually token ids, type ids or masks: 0 and 1 are
+  // valid for every one of them (an embedding has at least two rows).
+  std::uniform_int_distribution<int> small(0, 1);
+  const bool is_mask = info.name.find("mask") != std::string::npos;
+  if (is_mask) small = std::uniform_int_distribution<int>(1, 1);
   switch (info.dtype) {
     case DataType::kFloat: fill_random<float>(t, [&] { return real(rng); }); break;
     case DataType::kDouble: fill_random<double>(t, [&] { return static_cast<double>(real(rng)); }); break;

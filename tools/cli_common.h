@@ -31,7 +31,8 @@ Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std:
 Result<SessionOptions> session_options_from(const Args& args);
 
 // Random data for an input, with symbolic dims taken from `dims` (name ->
-// value, default 1). Floats uniform in [-1, 1), ints in [0, 10), bools 0/1.
+// value, default 1). Floats uniform in [-1, 1), ints 0 or 1
+// (inputs named *mask* all 1), bools 0/1.
 Result<Tensor> random_input(const ValueInfo& info, const std::map<std::string, int64_t>& dims, uint32_t seed);
 
 // "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"

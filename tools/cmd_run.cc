@@ -1,4 +1,5 @@
 // `switchyard run MODEL [--input NAME=FILE.npy ...] [--providers LIST] [--strict]`
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -90,7 +91,8 @@ int cmd_run(int argc, char** argv) {
 
   const int runs = std::max(1, std::stoi(args.get("--runs").value_or("1")));
   Result<std::vector<Tensor>> outputs = Status(StatusCode::kFail, "not run");
-  double first_ms = 0, best_ms = 1e300;
+  double first_ms = 0;
+  std::vector<double> times;
   for (int r = 0; r < runs; ++r) {
     const auto a = std::chrono::steady_clock::now();
     outputs = (*session)->run(feeds);
@@ -100,8 +102,11 @@ int cmd_run(int argc, char** argv) {
       return 1;
     }
     const double ms = std::chrono::duration<double, std::milli>(b - a).count();
-    if (r == 0) first_ms = ms;
-    best_ms = std::min(best_ms, ms);
+    if (r == 0) {
+      first_ms = ms;
+    } else {
+      times.push_back(ms);
+    }
   }
   for (size_t i = 0; i < outputs->size(); ++i) {
     const std::string& name = (*session)->outputs()[i].name;
@@ -119,7 +124,11 @@ int cmd_run(int argc, char** argv) {
   std::cout << "providers: " << providers << "\n";
   std::cout << "session creation " << format_ms(std::chrono::duration<double, std::milli>(t1 - t0).count())
             << ", first run " << format_ms(first_ms);
-  if (runs > 1) std::cout << ", best of " << runs << " " << format_ms(best_ms);
+  if (!times.empty()) {
+    std::sort(times.begin(), times.end());
+    std::cout << "; after it, " << times.size() << " runs: median " << format_ms(times[times.size() / 2]) << ", min "
+              << format_ms(times.front()) << ", max " << format_ms(times.back());
+  }
   std::cout << "\n";
   if (args.has("--show-assignment")) std::cout << (*session)->assignment_report();
   return 0;
