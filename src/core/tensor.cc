@@ -12,17 +12,19 @@ namespace {
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
 }  // namespace
 
-Status check_shape_is_sane(const Shape& shape, DataType dtype, const std::string& what) {
+Status check_shape_is_sane(const Shape& shape, DataType dtype, const std::string& what_in) {
+  // Built only on failure: this check runs for every kernel output.
+  auto what = [&] { return what_in.empty() ? std::string("tensor") : what_in; };
   uint64_t count = 1;
   for (int64_t d : shape) {
-    if (d < 0) return invalid_argument(what + ": negative dimension in shape " + shape.to_string());
+    if (d < 0) return invalid_argument(what() + ": negative dimension in shape " + shape.to_string());
     if (d != 0 && count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
-      return invalid_argument(what + ": shape " + shape.to_string() + " overflows");
+      return invalid_argument(what() + ": shape " + shape.to_string() + " overflows");
     count *= static_cast<uint64_t>(d);
   }
   const uint64_t unit = element_size(dtype) == 0 ? 1 : element_size(dtype);
   if (count > kMaxTensorBytes / unit)
-    return invalid_argument(what + ": shape " + shape.to_string() + " of " + std::string(data_type_name(dtype)) +
+    return invalid_argument(what() + ": shape " + shape.to_string() + " of " + std::string(data_type_name(dtype)) +
                             " needs more than 1 TiB");
   return ok_status();
 }

@@ -86,7 +86,8 @@ class FrameKernelContext final : public KernelContext {
       SY_ASSIGN_OR_RETURN(t, Tensor::allocate(dtype, shape, vp.allocator));
       return &t;
     }
-    SY_RETURN_IF_ERROR(check_shape_is_sane(shape, dtype, node_->describe() + " output " + std::to_string(i)));
+    if (Status st = check_shape_is_sane(shape, dtype, std::string()); !st.ok())
+      return st.with_context(node_->describe() + " output " + std::to_string(i));
     SY_ASSIGN_OR_RETURN(void* p, frame_.slots[static_cast<size_t>(vp.slot)].reserve(storage_bytes(dtype, shape.num_elements())));
     t.reset_view(dtype, shape, p, vp.allocator->device());
     return &t;

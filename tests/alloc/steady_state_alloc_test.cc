@@ -31,7 +31,7 @@ namespace {
 // A chain of `n` Add/Relu/Mul nodes over a [batch, 64] input.
 std::string chain_model(int n) {
   testing::ModelBuilder b(17);
-  b.input("x", DataType::kFloat, {"batch", "64"});
+  b.input("x", DataType::kFloat, {"batch", 64});
   std::string prev = "x";
   const char* ops[] = {"Relu", "Sigmoid", "Tanh"};
   for (int i = 0; i < n; ++i) {
@@ -39,7 +39,7 @@ std::string chain_model(int n) {
     b.node(ops[i % 3], {prev}, {out});
     prev = out;
   }
-  b.output("y", DataType::kFloat, {"batch", "64"});
+  b.output("y", DataType::kFloat, {"batch", 64});
   return b.build();
 }
 
