@@ -49,23 +49,28 @@ Status resolve_versions(Graph& graph) {
   return ok_status();
 }
 
-// Keeps the declared type where inference knows less (a model's value_info
-// may carry symbolic dims the inference cannot derive).
+// Combines a value's declared type (value_info, graph outputs) with the
+// inferred one. The declared type fills in what inference cannot derive
+// (symbolic dims); where the two contradict, inference wins: it follows the
+// op's semantics, while a stale value_info would make later passes (Shape
+// folding, memory planning) act on a shape the value never has.
 void merge_inferred(ValueType& declared, ValueType inferred) {
   if (inferred.kind == ValueType::Kind::kUnknown) return;
-  if (declared.kind == ValueType::Kind::kUnknown) {
+  if (declared.kind == ValueType::Kind::kUnknown || declared.kind != inferred.kind) {
     declared = std::move(inferred);
     return;
   }
-  if (declared.dtype == DataType::kUndefined) declared.dtype = inferred.dtype;
-  if (!declared.has_shape && inferred.has_shape) {
+  if (inferred.dtype != DataType::kUndefined) declared.dtype = inferred.dtype;
+  if (!inferred.has_shape) return;
+  if (!declared.has_shape || declared.dims.size() != inferred.dims.size()) {
     declared.has_shape = true;
     declared.dims = std::move(inferred.dims);
     return;
   }
-  if (declared.has_shape && inferred.has_shape && declared.dims.size() == inferred.dims.size()) {
-    for (size_t i = 0; i < declared.dims.size(); ++i)
-      if (!declared.dims[i].is_known() && inferred.dims[i].is_known()) declared.dims[i] = inferred.dims[i];
+  for (size_t i = 0; i < declared.dims.size(); ++i) {
+    const Dim& d = declared.dims[i];
+    const Dim& n = inferred.dims[i];
+    if (n.is_known() || (!d.is_known() && !d.is_symbolic())) declared.dims[i] = n;
   }
 }
 

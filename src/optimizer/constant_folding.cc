@@ -102,6 +102,7 @@ Status fold_constants(Graph& graph, int* folded) {
 }
 
 Status eliminate_identities(Graph& graph, int* removed) {
+  graph.link_subgraph_inputs();
   for (Node& node : graph.nodes) {
     if (node.removed || !node.domain.empty()) continue;
     const bool identity = node.op_type == "Identity";
@@ -118,6 +119,12 @@ Status eliminate_identities(Graph& graph, int* removed) {
     const ValueId out = node.outputs[0];
     const Value& out_value = graph.values[static_cast<size_t>(out)];
     if (out_value.is_graph_output) continue;  // its name must survive
+    // A subgraph reading the output by name from the outer scope would lose
+    // it; such identities stay.
+    bool read_by_subgraph = false;
+    for (NodeId c : out_value.consumers)
+      for (ValueId v : graph.nodes[static_cast<size_t>(c)].implicit_inputs) read_by_subgraph |= v == out;
+    if (read_by_subgraph) continue;
     if (graph.values[static_cast<size_t>(in)].type.kind != ValueType::Kind::kTensor) continue;
     for (NodeId c : out_value.consumers)
       for (ValueId& v : graph.nodes[static_cast<size_t>(c)].inputs)
@@ -130,6 +137,7 @@ Status eliminate_identities(Graph& graph, int* removed) {
 }
 
 Status eliminate_dead_nodes(Graph& graph, int* removed) {
+  graph.link_subgraph_inputs();
   bool changed = true;
   while (changed) {
     changed = false;

@@ -1,6 +1,7 @@
 #include "switchyard/session.h"
 
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 
@@ -39,6 +40,17 @@ std::string shape_of(const ValueInfo& info) {
 bool env_flag(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && v[0] != '\0' && std::string(v) != "0";
+}
+
+// SWITCHYARD_DISABLE_<SHORT NAME>=1 (and ORT_CUDA_UNAVAILABLE for CUDA)
+// turns a provider off; the reason says which variable did it.
+std::string disabled_by_environment(const ExecutionProvider& provider) {
+  std::string var = "SWITCHYARD_DISABLE_";
+  for (char c : provider.short_name()) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (env_flag(var.c_str())) return "disabled by the environment variable " + var + "=" + std::getenv(var.c_str());
+  if (provider.name() == "CUDAExecutionProvider" && env_flag("ORT_CUDA_UNAVAILABLE"))
+    return std::string("disabled by the environment variable ORT_CUDA_UNAVAILABLE=") + std::getenv("ORT_CUDA_UNAVAILABLE");
+  return {};
 }
 
 // Applies the policy: allow -> nothing, warn -> a WARNING line, error -> fail.
@@ -117,10 +129,9 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   const std::string where = model.path.empty() ? "model" : model.path;
   Graph& graph = *model.graph;
 
-  SY_RETURN_IF_ERROR(resolve(graph).with_context(where));
-
   // Overridable initializers are inputs with a default value: they must not
-  // be folded or prepacked as constants.
+  // be folded or prepacked as constants, nor shape inference use their
+  // default values.
   for (size_t v = 0; v < graph.values.size(); ++v) {
     Value& value = graph.values[v];
     if (!(value.is_graph_input && value.is_initializer)) continue;
@@ -131,6 +142,8 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     graph.initializers.erase(it);
     value.is_initializer = false;
   }
+  SY_RETURN_IF_ERROR(resolve(graph).with_context(where));
+
   // Metadata describes the model as given, before any rewriting.
   for (ValueId v : graph.inputs) s->input_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
   for (ValueId v : graph.outputs) s->output_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
@@ -147,9 +160,15 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
       if (seen == name) return invalid_argument("provider " + name + " is listed twice");
     s->requested.push_back(name);
     SY_ASSIGN_OR_RETURN(auto provider, create_provider(name, r.options));
+    if (const std::string why = disabled_by_environment(*provider); !why.empty()) {
+      Availability off;
+      off.available = false;
+      off.reason = why;
+      off.fix = "unset it to use " + name;
+      provider = make_unavailable_provider(provider->name(), provider->short_name(), off);
+    }
     const Availability a = provider->availability();
     if (!a.available) {
-      const std::string disabled_env = "SWITCHYARD_DISABLE_" + provider->short_name();
       SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.unavailable_provider, *s,
                                       "requested provider " + name + " is not available: " + a.reason +
                                           (a.fix.empty() ? "" : "; fix: " + a.fix) +
@@ -174,6 +193,7 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   // available provider ahead of their own declined.
   std::map<std::string, int> fell_through;  // "from -> to: op" -> count
   int fell_through_nodes = 0;
+  int model_nodes = 0;
   for (NodeId id : s->partition.order) {
     const Node& node = graph.nodes[static_cast<size_t>(id)];
     NodeAssignment a;
@@ -190,7 +210,8 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
         from = s->chain[static_cast<size_t>(d.provider)]->name();
       }
     }
-    if (declined_by_available) {
+    if (node.domain != kSwitchyardDomain) ++model_nodes;
+    if (declined_by_available && node.domain != kSwitchyardDomain) {
       ++fell_through_nodes;
       ++fell_through[from + " -> " + a.provider + ": " + node.op_type];
     }
@@ -201,7 +222,7 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     for (const auto& [k, n] : fell_through) detail += (detail.empty() ? "" : ", ") + k + " x" + std::to_string(n);
     SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.node_fallthrough, *s,
                                     std::to_string(fell_through_nodes) + " of " +
-                                        std::to_string(s->partition.order.size()) +
+                                        std::to_string(model_nodes) +
                                         " nodes fell through to a later provider (" + detail +
                                         "); the assignment report lists each node and why"));
   }
@@ -348,9 +369,15 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
 
   std::vector<Tensor> results;
   results.reserve(wanted.size());
-  for (ValueId v : wanted) {
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const ValueId v = wanted[k];
     const ValuePlan& vp = plan.values[static_cast<size_t>(v)];
-    if (vp.storage == ValueStorage::kOutput) {
+    size_t earlier = 0;
+    while (earlier < k && wanted[earlier] != v) ++earlier;
+    if (earlier < k) {  // the same output asked for twice: a second copy
+      SY_ASSIGN_OR_RETURN(Tensor t, results[earlier].clone());
+      results.push_back(std::move(t));
+    } else if (vp.storage == ValueStorage::kOutput) {
       results.push_back(std::move(frame->values[static_cast<size_t>(v)]));
       frame->values[static_cast<size_t>(v)] = Tensor();
     } else if (vp.storage == ValueStorage::kConstant) {
