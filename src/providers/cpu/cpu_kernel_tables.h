@@ -25,5 +25,16 @@ std::span<const KernelDef> transpose_kernels();    // Transpose
 std::span<const KernelDef> expand_kernels();       // Expand
 std::span<const KernelDef> generator_kernels();    // Constant, ConstantOfShape, Range
 std::span<const KernelDef> trilu_kernels();        // Trilu
+std::span<const KernelDef> pad_kernels();  // pad.cc: Pad, CenterCropPad
+std::span<const KernelDef> scatter_kernels();  // scatter.cc: Scatter, ScatterElements, ScatterND, TensorScatter
+std::span<const KernelDef> indexing_kernels();  // indexing.cc: OneHot, Compress, NonZero, ReverseSequence, BitCast
+std::span<const KernelDef> space_depth_kernels();  // space_depth.cc: DepthToSpace, SpaceToDepth
+std::span<const KernelDef> resize_kernels();  // resize.cc: Resize, Upsample
+std::span<const KernelDef> einsum_kernels();  // einsum.cc: Einsum
+std::span<const KernelDef> linalg_kernels();  // linalg.cc: Det, MatMulInteger
+std::span<const KernelDef> topk_kernels();  // topk.cc: TopK
+std::span<const KernelDef> unique_kernels();  // unique.cc: Unique
+std::span<const KernelDef> cumulative_kernels();  // cumulative.cc: CumSum, CumProd
+std::span<const KernelDef> dropout_kernels();  // dropout.cc: Dropout
 
 }  // namespace sy::cpu
