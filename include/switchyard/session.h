@@ -9,6 +9,7 @@
 // run() is safe to call from several threads at once on one Session.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -55,6 +56,9 @@ struct SessionOptions {
   LogLevel log_level = LogLevel::kWarning;
   // When set, the optimized graph is written there as an ONNX file.
   std::string optimized_model_path;
+  // Record the time of every node run; end_profiling() writes them.
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "switchyard_profile";
   // Free-form key/values (ORT's add_session_config_entry).
   std::map<std::string, std::string> config;
 };
@@ -62,6 +66,9 @@ struct SessionOptions {
 struct RunOptions {
   std::string run_tag;
   LogLevel log_level = LogLevel::kWarning;
+  // When set and it becomes true (from another thread), run() stops before
+  // its next node and fails with "terminated" (ORT's RunOptions.terminate).
+  const std::atomic<bool>* terminate = nullptr;
 };
 
 // One dimension of a declared shape: value >= 0, or a symbol, or unknown.
@@ -132,6 +139,11 @@ class Session {
   Result<std::vector<Tensor>> run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                   const std::vector<std::string>& output_names = {},
                                   const RunOptions& run_options = {}) const;
+
+  // Writes the profile recorded since creation (or the last call) as a
+  // Chrome trace JSON file "<prefix>_<date>.json" and returns its path;
+  // an empty string when profiling is off.
+  Result<std::string> end_profiling();
 
   class Impl;
 

@@ -3,7 +3,10 @@
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <map>
+#include <thread>
 
 #include "model/loader.h"
 #include "model/resolve.h"
@@ -231,6 +234,7 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     log_message(LogSeverity::kWarning, s->log_severity, s->log_id,
                 "optimized_model_path is not supported yet; nothing was written to " + options.optimized_model_path);
 
+  s->profile_start = std::chrono::steady_clock::now();
   const int threads = options.intra_op_threads > 0 ? options.intra_op_threads : ThreadPool::hardware_threads();
   s->pool = std::make_unique<ThreadPool>(threads);
 
@@ -273,6 +277,19 @@ Status Session::Impl::check_feed(const ValueInfo& info, const Value& value, cons
                               s.to_string());
   }
   return ok_status();
+}
+
+void Session::Impl::record_profile_event(const PlanStep& step, std::chrono::steady_clock::time_point started) const {
+  const auto now = std::chrono::steady_clock::now();
+  ProfileEvent e;
+  e.name = step.node_ptr->name;
+  e.op = step.node_ptr->op_type;
+  e.provider = chain[static_cast<size_t>(step.provider)]->name();
+  e.start_us = std::chrono::duration_cast<std::chrono::microseconds>(started - profile_start).count();
+  e.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(now - started).count();
+  e.thread = std::hash<std::thread::id>()(std::this_thread::get_id());
+  std::lock_guard<std::mutex> lock(profile_mutex);
+  profile_events.push_back(std::move(e));
 }
 
 std::unique_ptr<ExecutionFrame> Session::Impl::acquire_frame() const {
@@ -361,10 +378,16 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     if (!frame->values[static_cast<size_t>(v)].defined()) frame->values[static_cast<size_t>(v)] = default_value;
 
   FrameKernelContext ctx(plan, *frame, pool.get());
+  const bool profiling = options.enable_profiling;
   for (const PlanStep& step : plan.steps) {
+    if (run_options.terminate != nullptr && run_options.terminate->load(std::memory_order_relaxed))
+      return Status(StatusCode::kFail, "run" + (run_options.run_tag.empty() ? std::string() : " '" + run_options.run_tag + "'") +
+                                           " terminated by RunOptions.terminate before " + step.node_ptr->describe());
     ctx.set_step(step);
+    const auto started = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status st = step.kernel->run(ctx);
     if (!st.ok()) return st;
+    if (profiling) record_profile_event(step, started);
   }
 
   std::vector<Tensor> results;
@@ -443,6 +466,39 @@ Result<std::vector<Tensor>> Session::run(const std::vector<std::pair<std::string
                                          const std::vector<std::string>& output_names,
                                          const RunOptions& run_options) const {
   return impl_->run(feeds, output_names, run_options);
+}
+
+Result<std::string> Session::end_profiling() {
+  if (!impl_->options.enable_profiling) return std::string();
+  std::vector<Impl::ProfileEvent> events;
+  {
+    std::lock_guard<std::mutex> lock(impl_->profile_mutex);
+    events.swap(impl_->profile_events);
+  }
+  const std::time_t t = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d_%H-%M-%S", std::localtime(&t));
+  const std::string path = impl_->options.profile_file_prefix + "_" + stamp + ".json";
+  std::ofstream out(path);
+  if (!out) return Status(StatusCode::kNoSuchFile, "cannot write the profile to " + path);
+  auto escape = [](const std::string& in) {
+    std::string o;
+    for (char c : in) {
+      if (c == '"' || c == '\\') o += '\\';
+      if (static_cast<unsigned char>(c) >= 0x20) o += c;
+    }
+    return o;
+  };
+  out << "[\n";
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Impl::ProfileEvent& e = events[i];
+    out << "{\"cat\":\"Node\",\"ph\":\"X\",\"pid\":1,\"tid\":" << (e.thread % 100000) << ",\"ts\":" << e.start_us
+        << ",\"dur\":" << e.duration_us << ",\"name\":\"" << escape(e.name) << "\",\"args\":{\"op_name\":\""
+        << escape(e.op) << "\",\"provider\":\"" << escape(e.provider) << "\"}}" << (i + 1 < events.size() ? ",\n" : "\n");
+  }
+  out << "]\n";
+  if (!out) return Status(StatusCode::kFail, "failed while writing the profile to " + path);
+  return path;
 }
 
 std::vector<std::string> available_providers() {

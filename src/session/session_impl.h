@@ -2,6 +2,7 @@
 // and the executor that runs the plan.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,19 @@ class Session::Impl {
   PartitionResult partition;  // kept for reports
   std::unique_ptr<ThreadPool> pool;
 
+  // Profiling: one event per node run, while enable_profiling is on.
+  struct ProfileEvent {
+    std::string name;
+    std::string op;
+    std::string provider;
+    int64_t start_us;
+    int64_t duration_us;
+    uint64_t thread;
+  };
+  mutable std::mutex profile_mutex;
+  mutable std::vector<ProfileEvent> profile_events;
+  std::chrono::steady_clock::time_point profile_start;
+
   // Graph inputs in model order, and the values feeds bind to.
   std::vector<ValueId> input_values;
   // Overridable initializers: value and default.
@@ -50,6 +64,7 @@ class Session::Impl {
 
  private:
   Status check_feed(const ValueInfo& info, const Value& value, const Tensor& feed) const;
+  void record_profile_event(const PlanStep& step, std::chrono::steady_clock::time_point started) const;
   std::unique_ptr<ExecutionFrame> acquire_frame() const;
   void release_frame(std::unique_ptr<ExecutionFrame> frame) const;
 
