@@ -4,15 +4,28 @@
 
 namespace sy {
 
-Status ExecutionProvider::copy_to_host(const Tensor& src, Tensor& dst) const {
-  if (src.byte_size() != dst.byte_size()) return invalid_argument("copy_to_host: size mismatch");
-  if (src.dtype() == DataType::kString)
-    return not_implemented(name() + " cannot copy string tensors");
+namespace {
+
+// The default copies, for providers whose device memory is host memory.
+// Each direction has its own override point; neither calls the other, so
+// a provider that overrides one never has it used for the other direction.
+Status host_memory_copy(const ExecutionProvider& p, const Tensor& src, Tensor& dst, const char* what) {
+  if (src.byte_size() != dst.byte_size())
+    return invalid_argument(p.name() + " " + what + ": size mismatch, " + src.describe() + " vs " + dst.describe());
+  if (src.dtype() == DataType::kString) return not_implemented(p.name() + " cannot copy string tensors");
   if (src.byte_size() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.byte_size());
   return ok_status();
 }
 
-Status ExecutionProvider::copy_from_host(const Tensor& src, Tensor& dst) const { return copy_to_host(src, dst); }
+}  // namespace
+
+Status ExecutionProvider::copy_to_host(const Tensor& src, Tensor& dst) const {
+  return host_memory_copy(*this, src, dst, "copy_to_host");
+}
+
+Status ExecutionProvider::copy_from_host(const Tensor& src, Tensor& dst) const {
+  return host_memory_copy(*this, src, dst, "copy_from_host");
+}
 
 std::string RegistryProvider::decline_reason(const Graph&, const Node&) const { return {}; }
 

@@ -87,9 +87,13 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
 
   // Lifetimes: the last step that reads each value.
   std::vector<int> last_use(graph.values.size(), -1);
-  for (size_t s = 0; s < plan.steps.size(); ++s)
+  // Values a node's subgraphs read from the outer scope count as uses.
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
     for (ValueId v : plan.steps[s].inputs)
       if (v != kNoValue) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
+    for (ValueId v : plan.steps[s].node_ptr->implicit_inputs)
+      if (v != kNoValue) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
+  }
 
   // Greedy slot assignment in step order. A slot freed by step s can be
   // reused from step s+1 on: a kernel reads its inputs while writing outputs.
