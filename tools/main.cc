@@ -1,4 +1,4 @@
-// The `switchyard` command line: run, inspect (bench, doctor and check to come).
+// The `switchyard` command line: run, inspect, doctor (bench and check to come).
 #include <cstring>
 #include <iostream>
 
@@ -15,6 +15,8 @@ void usage() {
                "        run the model once (random inputs where none are given) and summarise its outputs\n"
                "  inspect MODEL [--providers LIST]\n"
                "        inputs, outputs, opsets, op histogram and the per-node provider assignment\n"
+               "  doctor [MODEL] [--providers LIST]\n"
+               "        for every provider: built here, loadable here, device present, and if not why and the fix\n"
                "  --version\n";
 }
 
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   const char* cmd = argv[1];
   if (std::strcmp(cmd, "run") == 0) return sy::cli::cmd_run(argc, argv);
   if (std::strcmp(cmd, "inspect") == 0) return sy::cli::cmd_inspect(argc, argv);
+  if (std::strcmp(cmd, "doctor") == 0) return sy::cli::cmd_doctor(argc, argv);
   if (std::strcmp(cmd, "--version") == 0 || std::strcmp(cmd, "version") == 0) {
     std::cout << "switchyard " << sy::version_string() << "\n";
     return 0;

@@ -17,6 +17,6 @@ std::span<const OpSchema> matmul_schemas();         // schema/matmul.cc: MatMul,
 std::span<const OpSchema> tensor_schemas();         // schema/tensor.cc: shape and data movement ops
 std::span<const OpSchema> indexing_schemas();  // schema/indexing.cc: Pad, CenterCropPad, Scatter*, TensorScatter, OneHot, Compress, NonZero, ReverseSequence, BitCast, DepthToSpace, SpaceToDepth
 std::span<const OpSchema> image_schemas();  // schema/image.cc: Resize, Upsample, Einsum, Det, MatMulInteger
-std::span<const OpSchema> sorting_schemas();  // schema/sorting.cc: TopK, Unique, CumSum, CumProd, Dropout
+std::span<const OpSchema> sorting_schemas();  // schema/sorting.cc: TopK, Unique, CumSum, CumProd, Dropout, Swish
 
 }  // namespace sy

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/thread_pool.h"
+#include "providers/cpu/axis.h"
 #include "providers/kernel.h"
 #include "switchyard/data_type.h"
 #include "switchyard/tensor.h"
@@ -100,12 +101,6 @@ inline void copy_tensor_data(const Tensor& src, Tensor& dst, ThreadPool& pool) {
                     [&](int64_t b, int64_t e) { std::memcpy(out + b, in + b, static_cast<size_t>(e - b)); });
 }
 
-// Normalises `axis` in [-rank, rank) to [0, rank); false when out of range.
-inline bool normalize_axis(int64_t& axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) return false;
-  if (axis < 0) axis += rank;
-  return true;
-}
 
 // Element i of an int32 or int64 tensor.
 inline int64_t int_element(const Tensor& t, int64_t i) {

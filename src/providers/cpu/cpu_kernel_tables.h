@@ -35,6 +35,6 @@ std::span<const KernelDef> linalg_kernels();  // linalg.cc: Det, MatMulInteger
 std::span<const KernelDef> topk_kernels();  // topk.cc: TopK
 std::span<const KernelDef> unique_kernels();  // unique.cc: Unique
 std::span<const KernelDef> cumulative_kernels();  // cumulative.cc: CumSum, CumProd
-std::span<const KernelDef> dropout_kernels();  // dropout.cc: Dropout
+std::span<const KernelDef> dropout_kernels();  // dropout.cc: Dropout, Swish
 
 }  // namespace sy::cpu

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/thread_pool.h"
+#include "providers/cpu/axis.h"
 #include "providers/kernel.h"
 #include "switchyard/data_type.h"
 
@@ -336,11 +337,5 @@ inline compute_t<T> row_sum(const T* x, int64_t n, F&& f) {
   return r;
 }
 
-// Axis in [-rank, rank) -> [0, rank); false when out of range.
-inline bool normalize_axis(int64_t& axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) return false;
-  if (axis < 0) axis += rank;
-  return true;
-}
 
 }  // namespace sy::cpu
