@@ -90,6 +90,20 @@ Result<SessionOptions> session_options_from(const Args& args) {
       return invalid_argument("--threads must be a number from 0 to 1024; got '" + *t + "'");
     options.intra_op_threads = static_cast<int>(n);
   }
+  auto read_int = [&](const char* flag, int& target, int lo) -> Status {
+    if (auto v = args.get(flag)) {
+      char* end = nullptr;
+      const long n = std::strtol(v->c_str(), &end, 10);
+      if (end == v->c_str() || *end != '\0' || n < lo || n > 1000000)
+        return invalid_argument(std::string(flag) + " must be a number >= " + std::to_string(lo) + "; got '" + *v + "'");
+      target = static_cast<int>(n);
+    }
+    return ok_status();
+  };
+  SY_RETURN_IF_ERROR(read_int("--max-partitions", options.max_partitions, 0));
+  SY_RETURN_IF_ERROR(read_int("--min-partition-size", options.min_partition_size, 0));
+  SY_RETURN_IF_ERROR(read_int("--max-copies", options.max_copies, -1));
+  if (args.has("--full-placement")) options.require_full_placement = true;
   if (auto o = args.get("--opt-level")) {
     if (*o == "disable" || *o == "0") {
       options.optimization_level = OptimizationLevel::kDisableAll;

@@ -10,7 +10,7 @@
 namespace sy::cli {
 
 int cmd_doctor(int argc, char** argv) {
-  auto parsed = parse_args(argc, argv, 2, {"--providers", "--threads", "--opt-level"}, {"--strict"});
+  auto parsed = parse_args(argc, argv, 2, {"--providers", "--threads", "--opt-level", "--min-partition-size"}, {"--strict"});
   if (!parsed.ok() || parsed->positional.size() > 1) {
     std::cerr << (parsed.ok() ? "" : parsed.status().message() + "\n")
               << "usage: switchyard doctor [MODEL] [--providers LIST]\n";
@@ -44,16 +44,28 @@ int cmd_doctor(int argc, char** argv) {
 
   if (parsed->positional.size() == 1) {
     options->fallback = {FallbackAction::kAllow, FallbackAction::kAllow};
+    if (auto m = parsed->get("--min-partition-size")) options->min_partition_size = std::stoi(*m);
     auto session = Session::create(parsed->positional[0], *options);
     if (!session.ok()) {
       std::cout << "model " << parsed->positional[0] << ": " << session.status().to_string() << "\n";
       return 1;
     }
-    std::map<std::string, int> per_provider;
-    for (const NodeAssignment& a : (*session)->assignment()) ++per_provider[a.provider];
-    std::cout << "model " << parsed->positional[0] << ":";
-    for (const auto& [p, n] : per_provider) std::cout << " " << p << " runs " << n << " nodes;";
-    std::cout << "\n" << (*session)->assignment_report();
+    const PlacementSummary& p = (*session)->placement();
+    std::cout << "model " << parsed->positional[0] << ":\n";
+    for (const auto& [name, n] : p.nodes_per_provider) std::cout << "  " << name << " runs " << n << " nodes\n";
+    std::cout << "  " << p.partitions << " partition(s):";
+    int small = 0;
+    for (size_t i = 0; i < p.partition_sizes.size(); ++i) {
+      std::cout << " " << p.partition_providers[i] << "[" << p.partition_sizes[i] << "]";
+      if (p.partition_sizes[i] < 3 && p.partition_providers[i] != "CPUExecutionProvider") ++small;
+    }
+    std::cout << "\n  device copies: " << p.copies_per_run << " per run, " << p.constant_copies
+              << " weights copied once at creation\n";
+    if (small > 0 && p.copies_per_run > 0)
+      std::cout << "  hint: " << small << " partition(s) of fewer than 3 nodes on a device; each boundary costs a "
+                << "copy and a synchronisation that can cost more than the nodes save. Try --min-partition-size 3 "
+                   "or keep those ops on one provider.\n";
+    std::cout << "per node:\n" << (*session)->assignment_report();
   }
   return status;
 }

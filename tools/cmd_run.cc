@@ -12,9 +12,10 @@ namespace sy::cli {
 
 int cmd_run(int argc, char** argv) {
   auto parsed = parse_args(argc, argv, 2,
-                           {"--input", "--providers", "--fallback", "--threads", "--opt-level", "--dim", "--seed",
+                           {"--input", "--providers", "--fallback", "--threads", "--opt-level", "--max-partitions",
+                            "--min-partition-size", "--max-copies", "--dim", "--seed",
                             "--runs", "--save-outputs"},
-                           {"--strict", "--show-assignment"});
+                           {"--strict", "--full-placement", "--show-assignment"});
   if (!parsed.ok() || parsed->positional.size() != 1) {
     std::cerr << (parsed.ok() ? "" : parsed.status().message() + "\n")
               << "usage: switchyard run MODEL [--input NAME=FILE.npy ...] [--providers LIST] [--strict]\n"

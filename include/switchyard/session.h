@@ -56,6 +56,12 @@ struct SessionOptions {
   LogLevel log_level = LogLevel::kWarning;
   // When set, the optimized graph is written there as an ONNX file.
   std::string optimized_model_path;
+  // Placement limits. Breaking one is an error when the node fall-through
+  // policy is kError (strict), a warning otherwise.
+  bool require_full_placement = false;  // every node on the first provider listed
+  int max_partitions = 0;               // 0: no limit
+  int min_partition_size = 0;           // smaller runs stay on the next provider
+  int max_copies = -1;                  // device copies per run; -1: no limit
   // Record the time of every node run; end_profiling() writes them.
   bool enable_profiling = false;
   std::string profile_file_prefix = "switchyard_profile";
@@ -98,6 +104,16 @@ struct NodeAssignment {
   std::vector<ProviderDecline> declined;
 };
 
+// How the graph was split between providers.
+struct PlacementSummary {
+  int partitions = 0;
+  std::vector<std::string> partition_providers;  // per partition, in execution order
+  std::vector<int> partition_sizes;              // model nodes per partition
+  int copies_per_run = 0;   // device copies each run performs
+  int constant_copies = 0;  // weights copied once at creation
+  std::map<std::string, int> nodes_per_provider;
+};
+
 struct ModelMetadata {
   std::string producer_name;
   std::string producer_version;
@@ -130,6 +146,7 @@ class Session {
   // Long names of the providers requested (after alias resolution), in order.
   std::vector<std::string> requested_providers() const;
   const std::vector<NodeAssignment>& assignment() const;
+  const PlacementSummary& placement() const;
   // A readable table of assignment(), one line per node.
   std::string assignment_report() const;
 

@@ -34,7 +34,8 @@ std::unique_ptr<Kernel> make_copy_kernel(const ExecutionProvider* device_provide
   return std::make_unique<CopyKernel>(device_provider, to_host);
 }
 
-Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers) {
+Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers,
+                                        const PartitionOptions& options) {
   PartitionResult result;
   SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
   const size_t n = graph.nodes.size();
@@ -54,9 +55,36 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
         result.kernels[id] = std::move(c.kernel);
       } else {
         result.declines[id].push_back({static_cast<int>(p), std::move(c.reason)});
-        next.push_back(c.node);
       }
     }
+    // Runs (in execution order) of this provider's nodes that are too short
+    // go on to the next provider.
+    if (options.min_partition_size > 1 && p + 1 < providers.size()) {
+      size_t start = 0;
+      while (start < order.size()) {
+        if (result.node_provider[static_cast<size_t>(order[start])] != static_cast<int>(p)) {
+          ++start;
+          continue;
+        }
+        size_t end = start;
+        while (end < order.size() && result.node_provider[static_cast<size_t>(order[end])] == static_cast<int>(p)) ++end;
+        const auto length = static_cast<int>(end - start);
+        if (length < options.min_partition_size) {
+          for (size_t k = start; k < end; ++k) {
+            const auto id = static_cast<size_t>(order[k]);
+            result.node_provider[id] = -1;
+            result.kernels[id].reset();
+            result.declines[id].push_back(
+                {static_cast<int>(p), "its partition would have " + std::to_string(length) +
+                                          " node(s), fewer than min_partition_size " +
+                                          std::to_string(options.min_partition_size)});
+          }
+        }
+        start = end;
+      }
+    }
+    for (NodeId id : order)
+      if (result.node_provider[static_cast<size_t>(id)] < 0) next.push_back(id);
     remaining = std::move(next);
   }
   if (!remaining.empty()) {

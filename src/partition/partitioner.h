@@ -45,7 +45,15 @@ struct PartitionResult {
 // Assigns every live node of `graph` to a provider and inserts copies.
 // Fails, naming the node and every provider's reason, when no provider can
 // run a node.
-Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers);
+struct PartitionOptions {
+  // Runs of fewer nodes than this on a provider that is not the last one
+  // are handed to the next provider instead: a tiny partition costs more in
+  // copies and launches than it saves.
+  int min_partition_size = 0;
+};
+
+Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers,
+                                        const PartitionOptions& options = {});
 
 // The kernel a copy node runs: src device -> dst device through the
 // provider that owns the non-host side.

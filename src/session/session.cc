@@ -122,6 +122,56 @@ class FrameKernelContext final : public KernelContext {
 
 // ---- creation ---------------------------------------------------------------
 
+// Fills Impl::placement and checks the placement limits of SessionOptions.
+Status summarize_placement(Session::Impl& s, const Graph& graph) {
+  PlacementSummary& p = s.placement;
+  for (const Partition& part : s.partition.partitions) {
+    int model_nodes = 0;
+    for (NodeId id : part.nodes)
+      if (graph.nodes[static_cast<size_t>(id)].domain != kSwitchyardDomain) ++model_nodes;
+    if (model_nodes == 0) continue;  // a run of copies only
+    const std::string name = s.chain[static_cast<size_t>(part.provider)]->name();
+    if (!p.partition_providers.empty() && p.partition_providers.back() == name) {
+      p.partition_sizes.back() += model_nodes;  // split only by copies
+    } else {
+      p.partition_providers.push_back(name);
+      p.partition_sizes.push_back(model_nodes);
+    }
+    p.nodes_per_provider[name] += model_nodes;
+  }
+  p.partitions = static_cast<int>(p.partition_sizes.size());
+  p.constant_copies = s.partition.num_constant_copies;
+  p.copies_per_run = s.partition.num_copies - s.partition.num_constant_copies;
+
+  const SessionOptions& o = s.options;
+  std::vector<std::string> broken;
+  if (o.require_full_placement) {
+    const std::string first = s.chain[0]->name();
+    const int elsewhere = [&] {
+      int n = 0;
+      for (const auto& [name, count] : p.nodes_per_provider)
+        if (name != first) n += count;
+      return n;
+    }();
+    if (elsewhere > 0)
+      broken.push_back(std::to_string(elsewhere) + " node(s) are not on " + first +
+                       " although full placement was required");
+  }
+  if (o.max_partitions > 0 && p.partitions > o.max_partitions)
+    broken.push_back(std::to_string(p.partitions) + " partitions, more than max_partitions " +
+                     std::to_string(o.max_partitions));
+  if (o.max_copies >= 0 && p.copies_per_run > o.max_copies)
+    broken.push_back(std::to_string(p.copies_per_run) + " device copies per run, more than max_copies " +
+                     std::to_string(o.max_copies));
+  for (const std::string& b : broken) {
+    const std::string message = "placement limit broken: " + b;
+    if (o.fallback.node_fallthrough == FallbackAction::kError)
+      return Status(StatusCode::kFail, message + " (fallback policy: error)");
+    log_message(LogSeverity::kWarning, s.log_severity, s.log_id, message);
+  }
+  return ok_status();
+}
+
 Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const SessionOptions& options) {
   auto s = std::make_unique<Impl>();
   s->options = options;
@@ -189,8 +239,12 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     s->provider_allocators.push_back(p->allocator());
   }
 
-  SY_ASSIGN_OR_RETURN(s->partition, partition_graph(graph, s->chain));
+  PartitionOptions partition_options;
+  partition_options.min_partition_size = options.min_partition_size;
+  SY_ASSIGN_OR_RETURN(s->partition, partition_graph(graph, s->chain, partition_options));
   SY_ASSIGN_OR_RETURN(s->plan, build_execution_plan(graph, s->partition, s->chain, s->kernels));
+  // Placement limits first: when one is set, its message is the precise one.
+  SY_RETURN_IF_ERROR(summarize_placement(*s, graph));
 
   // The assignment report, and the fall-through warning: nodes that an
   // available provider ahead of their own declined.
@@ -439,6 +493,7 @@ const std::vector<ValueInfo>& Session::outputs() const { return impl_->output_in
 const std::vector<ValueInfo>& Session::overridable_initializers() const { return impl_->overridable_infos; }
 const ModelMetadata& Session::metadata() const { return impl_->metadata; }
 const std::vector<NodeAssignment>& Session::assignment() const { return impl_->assignment; }
+const PlacementSummary& Session::placement() const { return impl_->placement; }
 std::vector<std::string> Session::requested_providers() const { return impl_->requested; }
 
 std::vector<std::string> Session::providers() const {

@@ -35,6 +35,7 @@ class Session::Impl {
   std::vector<ValueInfo> output_infos;
   std::vector<ValueInfo> overridable_infos;
   std::vector<NodeAssignment> assignment;
+  PlacementSummary placement;
   std::vector<std::string> requested;  // long names, in order
   std::vector<std::unique_ptr<ExecutionProvider>> providers;
   std::vector<ExecutionProvider*> chain;
