@@ -9,7 +9,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libprotobuf-dev protobuf-compiler libonnx-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-dev python3-numpy python3-onnx python3-pytest pybind11-dev
+  python3 python3-dev python3-venv python3-numpy python3-onnx python3-pytest pybind11-dev
   python3-torch python3-torchvision python3-sklearn
 )
 
@@ -29,3 +29,9 @@ BUILD_DIR="${BUILD_DIR:-build}"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 echo "setup: built into $BUILD_DIR/ (CLI: $BUILD_DIR/switchyard)"
+
+# Python: a venv that sees Debian's numpy/onnx/pytest and finds the built module.
+/usr/bin/python3 -m venv --system-site-packages --without-pip .venv
+SITE="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+echo "$PWD/$BUILD_DIR/python" > "$SITE/switchyard-build.pth"
+echo "setup: Python: .venv/bin/python -c 'import switchyard'  (or PYTHONPATH=$PWD/$BUILD_DIR/python /usr/bin/python3)"

@@ -57,8 +57,9 @@ std::string disabled_by_environment(const ExecutionProvider& provider) {
 }
 
 // Applies the policy: allow -> nothing, warn -> a WARNING line, error -> fail.
-Status apply_policy(FallbackAction action, const Session::Impl& s, const std::string& message) {
-  if (action == FallbackAction::kError) return Status(StatusCode::kFail, message + " (fallback policy: error)");
+Status apply_policy(FallbackAction action, const Session::Impl& s, const std::string& message,
+                    StatusCode code = StatusCode::kFail) {
+  if (action == FallbackAction::kError) return Status(code, message + " (fallback policy: error)");
   if (action == FallbackAction::kWarn) log_message(LogSeverity::kWarning, s.log_severity, s.log_id, message);
   return ok_status();
 }
@@ -225,7 +226,8 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
       SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.unavailable_provider, *s,
                                       "requested provider " + name + " is not available: " + a.reason +
                                           (a.fix.empty() ? "" : "; fix: " + a.fix) +
-                                          "; its nodes fall through to the next provider"));
+                                          "; its nodes fall through to the next provider",
+                                      StatusCode::kUnavailable));
     }
     if (name == "CPUExecutionProvider") has_cpu = true;
     s->providers.push_back(std::move(provider));

@@ -1,0 +1,91 @@
+"""Small ONNX models built in the tests with the onnx package (opset 17, IR 8)."""
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+IR_VERSION = 8
+
+
+def make_model(graph, check=True, **kwargs):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], **kwargs)
+    model.ir_version = IR_VERSION
+    if check:
+        onnx.checker.check_model(model)
+    return model
+
+
+def save(model, path):
+    onnx.save(model, str(path))
+    return str(path)
+
+
+def add_mul_model():
+    """Z = X + Y, W = X * Y over float [N, 3], with metadata set."""
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 3])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 3])
+    z = helper.make_tensor_value_info("Z", TensorProto.FLOAT, ["N", 3])
+    w = helper.make_tensor_value_info("W", TensorProto.FLOAT, ["N", 3])
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["X", "Y"], ["Z"], name="add"), helper.make_node("Mul", ["X", "Y"], ["W"], name="mul")],
+        "add_mul", [x, y], [z, w], doc_string="adds and multiplies")
+    model = make_model(graph, producer_name="switchyard-tests", producer_version="1.2", domain="ai.switchyard.test",
+                       model_version=7, doc_string="a model for the python tests")
+    helper.set_model_props(model, {"author": "tests", "purpose": "metadata"})
+    return model
+
+
+def identity_model(elem_type, shape=(2, 3)):
+    x = helper.make_tensor_value_info("x", elem_type, list(shape))
+    y = helper.make_tensor_value_info("y", elem_type, list(shape))
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"], name="id")], "identity", [x], [y])
+    return make_model(graph)
+
+
+def unknown_dims_model():
+    """Relu over an input whose dims are: known, symbolic, unknown; and an
+    output without shape information."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, "batch", None])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "dims", [x], [y])
+    # onnx's checker wants a shape on every graph output; ONNX itself does not.
+    return make_model(graph, check=False)
+
+
+def dense_model(rows_in=64, cols_out=32, seed=0):
+    """y = relu(x @ W + B) with W, B initializers; returns (model, W, B)."""
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((rows_in, cols_out)).astype(np.float32)
+    b = rng.standard_normal((cols_out,)).astype(np.float32)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", rows_in])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", cols_out])
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "W"], ["xw"], name="matmul"),
+         helper.make_node("Add", ["xw", "B"], ["xwb"], name="bias"),
+         helper.make_node("Relu", ["xwb"], ["y"], name="relu")],
+        "dense", [x], [y], initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")])
+    return make_model(graph), w, b
+
+
+def overridable_model():
+    """y = x + B where B is an initializer that is also an input."""
+    b = np.array([1.0, 2.0, 3.0], np.float32)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    b_in = helper.make_tensor_value_info("B", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+    graph = helper.make_graph([helper.make_node("Add", ["x", "B"], ["y"], name="add")], "overridable", [x, b_in], [y],
+                              initializer=[numpy_helper.from_array(b, "B")])
+    return make_model(graph), b
+
+
+def matmul_chain_model(nodes, size):
+    """x [size, size] multiplied by the same scaled orthogonal-ish matrix
+    `nodes` times: slow enough to stop midway, values stay bounded."""
+    w = (np.eye(size, dtype=np.float32) * 0.5 + 0.5 / size).astype(np.float32)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [size, size])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [size, size])
+    names = ["x"] + [f"t{i}" for i in range(nodes - 1)] + ["y"]
+    graph_nodes = [helper.make_node("MatMul", [names[i], "W"], [names[i + 1]], name=f"mm{i}") for i in range(nodes)]
+    graph = helper.make_graph(graph_nodes, "chain", [x], [y], initializer=[numpy_helper.from_array(w, "W")])
+    return make_model(graph)
