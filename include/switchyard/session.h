@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -168,6 +169,13 @@ class Session {
   explicit Session(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Where log messages go. Every line carries its severity and the log id of
+// the session (or run tag) it comes from. By default warnings and worse are
+// written to stderr; a callback takes every message at or above each
+// session's or run's level instead. Pass nullptr to restore stderr.
+using LogFunction = std::function<void(LogLevel level, const std::string& log_id, const std::string& message)>;
+void set_log_function(LogFunction function);
 
 // Long names of the providers that can load on this machine.
 std::vector<std::string> available_providers();

@@ -81,6 +81,51 @@ class UnavailableProvider final : public ExecutionProvider {
   Availability why_;
 };
 
+// The options each built-in provider accepts, with their ranges, so that a
+// typo is caught even where the provider itself cannot load.
+struct OptionSpec {
+  const char* key;
+  const char* accepted;  // human-readable range
+  bool (*valid)(const std::string&);
+};
+
+bool is_non_negative_int(const std::string& v) {
+  if (v.empty() || v.size() > 18) return false;
+  for (char c : v)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+bool is_bool_flag(const std::string& v) { return v == "0" || v == "1" || v == "true" || v == "false"; }
+bool is_arena_strategy(const std::string& v) { return v == "kNextPowerOfTwo" || v == "kSameAsRequested"; }
+bool is_conv_search(const std::string& v) { return v == "EXHAUSTIVE" || v == "HEURISTIC" || v == "DEFAULT"; }
+
+const OptionSpec kCudaOptions[] = {
+    {"device_id", "an integer >= 0", is_non_negative_int},
+    {"gpu_mem_limit", "a byte count >= 0", is_non_negative_int},
+    {"arena_extend_strategy", "kNextPowerOfTwo or kSameAsRequested", is_arena_strategy},
+    {"cudnn_conv_algo_search", "EXHAUSTIVE, HEURISTIC or DEFAULT", is_conv_search},
+    {"do_copy_in_default_stream", "0 or 1", is_bool_flag},
+    {"use_tf32", "0 or 1", is_bool_flag},
+    {"enable_cuda_graph", "0 or 1", is_bool_flag},
+};
+
+Status validate_options(const std::string& provider, std::span<const OptionSpec> specs, const ProviderOptions& options) {
+  for (const auto& [key, value] : options) {
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& s : specs)
+      if (key == s.key) spec = &s;
+    if (spec == nullptr) {
+      std::string accepted;
+      for (const OptionSpec& s : specs) accepted += std::string(accepted.empty() ? "" : ", ") + s.key + " (" + s.accepted + ")";
+      return invalid_argument(provider + ": unknown option '" + key + "'; accepted: " +
+                              (accepted.empty() ? std::string("none") : accepted));
+    }
+    if (!spec->valid(value))
+      return invalid_argument(provider + ": option " + key + "='" + value + "' is invalid; expected " + spec->accepted);
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 std::unique_ptr<ExecutionProvider> make_unavailable_provider(const std::string& name, const std::string& short_name,
@@ -140,10 +185,10 @@ Result<std::unique_ptr<ExecutionProvider>> create_provider(const std::string& lo
       if (r.info.name == long_name) return r.factory(options);
   }
   if (long_name == "CPUExecutionProvider") {
-    if (!options.empty())
-      return invalid_argument("CPUExecutionProvider takes no options; got '" + options.begin()->first + "'");
+    SY_RETURN_IF_ERROR(validate_options(long_name, {}, options));
     return std::unique_ptr<ExecutionProvider>(std::make_unique<cpu::CpuProvider>());
   }
+  if (long_name == "CUDAExecutionProvider") SY_RETURN_IF_ERROR(validate_options(long_name, kCudaOptions, options));
   for (const ProviderInfo& p : kBuiltin) {
     if (p.name != long_name) continue;
     Availability why;

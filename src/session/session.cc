@@ -433,6 +433,11 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
   for (const auto& [v, default_value] : overridable)
     if (!frame->values[static_cast<size_t>(v)].defined()) frame->values[static_cast<size_t>(v)] = default_value;
 
+  // Per-run messages go out under the run's own level, named by its tag.
+  const auto run_severity = static_cast<LogSeverity>(run_options.log_level);
+  if (run_severity <= LogSeverity::kVerbose)
+    log_message(LogSeverity::kVerbose, run_severity, run_options.run_tag.empty() ? log_id : log_id + "/" + run_options.run_tag,
+                "run: " + std::to_string(plan.steps.size()) + " steps");
   FrameKernelContext ctx(plan, *frame, pool.get());
   const bool profiling = options.enable_profiling;
   for (const PlanStep& step : plan.steps) {
@@ -442,7 +447,11 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     ctx.set_step(step);
     const auto started = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status st = step.kernel->run(ctx);
-    if (!st.ok()) return st;
+    if (!st.ok()) {
+      log_message(LogSeverity::kError, std::min(run_severity, log_severity),
+                  run_options.run_tag.empty() ? log_id : log_id + "/" + run_options.run_tag, st.to_string());
+      return st;
+    }
     if (profiling) record_profile_event(step, started);
   }
 
@@ -575,5 +584,16 @@ std::vector<std::string> all_providers() {
 }
 
 const char* version_string() { return SWITCHYARD_VERSION; }
+
+void set_log_function(LogFunction function) {
+  if (!function) {
+    set_log_callback(nullptr);
+    return;
+  }
+  set_log_callback([function = std::move(function)](LogSeverity severity, std::string_view log_id,
+                                                    std::string_view message) {
+    function(static_cast<LogLevel>(severity), std::string(log_id), std::string(message));
+  });
+}
 
 }  // namespace sy
