@@ -11,39 +11,9 @@
 namespace sy {
 namespace {
 
-std::string ints_string(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-Result<const ValueType*> required_input(const InferenceContext& ctx, size_t i) {
-  const ValueType* t = ctx.input_type(i);
-  if (t == nullptr) return ctx.error("input " + std::to_string(i) + " is required");
-  return t;
-}
-
 constexpr uint64_t kInt64Only = type_bit(DataType::kInt64);
 constexpr uint64_t kInt32Or64 = type_bit(DataType::kInt32) | type_bit(DataType::kInt64);
 constexpr uint64_t kBoolOnly = type_bit(DataType::kBool);
-
-std::string allowed_string(uint64_t allowed) {
-  std::string s;
-  for (int t = 1; t <= kMaxDataTypeValue; ++t) {
-    if (!(allowed & (uint64_t{1} << t))) continue;
-    if (!s.empty()) s += " or ";
-    s += tensor_type_string(static_cast<DataType>(t));
-  }
-  return s;
-}
-
-// Checks an input's element type, when known, is one of `allowed`.
-Status check_input_dtype(const InferenceContext& ctx, size_t i, const char* name, uint64_t allowed) {
-  const ValueType* t = ctx.input_type(i);
-  if (t == nullptr || t->dtype == DataType::kUndefined || (allowed & type_bit(t->dtype))) return ok_status();
-  return ctx.error("input " + std::to_string(i) + " (" + name + ") has type " + t->type_string() + ", expected " +
-                   allowed_string(allowed));
-}
 
 // Checks an input's rank, when known.
 Status check_input_rank(const InferenceContext& ctx, size_t i, const char* name, size_t rank) {
@@ -51,15 +21,6 @@ Status check_input_rank(const InferenceContext& ctx, size_t i, const char* name,
   if (t == nullptr || !t->has_shape || t->rank() == rank) return ok_status();
   return ctx.error("input " + std::to_string(i) + " (" + name + ") must have rank " + std::to_string(rank) + ", got " +
                    t->shape_string());
-}
-
-Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what = "axis") {
-  if (axis < -rank || axis >= rank)
-    return ctx.error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
-                     std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) +
-                     "])");
-  if (axis < 0) axis += rank;
-  return ok_status();
 }
 
 // The first element of a constant numeric tensor as an integer (OneHot's

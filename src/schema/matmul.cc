@@ -13,28 +13,7 @@ Status infer_matmul(InferenceContext& ctx) {
   const ValueType* b = ctx.input_type(1);
   if (a == nullptr || b == nullptr) return ctx.error("inputs A and B are required");
   ValueType out = ValueType::tensor(a->dtype);
-  if (!a->has_shape || !b->has_shape) {
-    ctx.output_type(0) = std::move(out);
-    return ok_status();
-  }
-  if (a->rank() == 0 || b->rank() == 0)
-    return ctx.error("inputs must have rank >= 1; got A " + a->shape_string() + " and B " + b->shape_string());
-  const bool a_vector = a->rank() == 1;
-  const bool b_vector = b->rank() == 1;
-  const Dim& k_a = a->dims.back();
-  const Dim& k_b = b_vector ? b->dims[0] : b->dims[b->rank() - 2];
-  if (dims_conflict(k_a, k_b))
-    return ctx.error("A " + a->shape_string() + " and B " + b->shape_string() + " have different inner dimensions (" +
-                     k_a.to_string() + " vs " + k_b.to_string() + ")");
-  // Broadcast the batch dims by reusing the elementwise rule on them alone.
-  ValueType a_batch = ValueType::tensor(a->dtype, std::vector<Dim>(a->dims.begin(), a->dims.end() - (a_vector ? 1 : 2)));
-  ValueType b_batch = ValueType::tensor(b->dtype, std::vector<Dim>(b->dims.begin(), b->dims.end() - (b_vector ? 1 : 2)));
-  const ValueType* batches[] = {&a_batch, &b_batch};
-  SY_ASSIGN_OR_RETURN(ValueType batch, broadcast_types(ctx, batches));
-  out.has_shape = true;
-  out.dims = batch.dims;
-  if (!a_vector) out.dims.push_back(a->dims[a->rank() - 2]);
-  if (!b_vector) out.dims.push_back(b->dims.back());
+  SY_RETURN_IF_ERROR(infer_matmul_shape(ctx, *a, *b, out));
   ctx.output_type(0) = std::move(out);
   return ok_status();
 }

@@ -10,12 +10,6 @@
 namespace sy {
 namespace {
 
-std::string ints_string(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Spatial output dims for input `x` (rank >= 3). `kernel` holds -1 where

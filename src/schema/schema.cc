@@ -1,6 +1,7 @@
 #include "schema/schema.h"
 
 #include <algorithm>
+#include <string>
 
 #include "schema/op_versions.h"
 #include "schema/schema_tables.h"
@@ -104,6 +105,72 @@ bool constant_as_int64s(const Tensor* t, std::vector<int64_t>& out) {
     return true;
   }
   return false;
+}
+
+std::string ints_string(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+Result<const ValueType*> required_input(const InferenceContext& ctx, size_t i) {
+  const ValueType* t = ctx.input_type(i);
+  if (t == nullptr) return ctx.error("input " + std::to_string(i) + " is required");
+  return t;
+}
+
+namespace {
+
+// "tensor(int32) or tensor(int64)": the types of a type_bit mask.
+std::string allowed_types_string(uint64_t allowed) {
+  std::string s;
+  for (int t = 1; t <= kMaxDataTypeValue; ++t) {
+    if (!(allowed & (uint64_t{1} << t))) continue;
+    if (!s.empty()) s += " or ";
+    s += tensor_type_string(static_cast<DataType>(t));
+  }
+  return s;
+}
+
+}  // namespace
+
+Status check_input_dtype(const InferenceContext& ctx, size_t i, const char* name, uint64_t allowed) {
+  const ValueType* t = ctx.input_type(i);
+  if (t == nullptr || t->dtype == DataType::kUndefined || (allowed & type_bit(t->dtype))) return ok_status();
+  return ctx.error("input " + std::to_string(i) + " (" + name + ") has type " + t->type_string() + ", expected " +
+                   allowed_types_string(allowed));
+}
+
+Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what) {
+  if (axis < -rank || axis >= rank)
+    return ctx.error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
+                     std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) +
+                     "])");
+  if (axis < 0) axis += rank;
+  return ok_status();
+}
+
+Status infer_matmul_shape(const InferenceContext& ctx, const ValueType& a, const ValueType& b, ValueType& out) {
+  if (!a.has_shape || !b.has_shape) return ok_status();
+  if (a.rank() == 0 || b.rank() == 0)
+    return ctx.error("inputs must have rank >= 1; got A " + a.shape_string() + " and B " + b.shape_string());
+  const bool a_vector = a.rank() == 1;
+  const bool b_vector = b.rank() == 1;
+  const Dim& k_a = a.dims.back();
+  const Dim& k_b = b_vector ? b.dims[0] : b.dims[b.rank() - 2];
+  if (k_a.is_known() && k_b.is_known() && k_a.value != k_b.value)
+    return ctx.error("A " + a.shape_string() + " and B " + b.shape_string() + " have different inner dimensions (" +
+                     k_a.to_string() + " vs " + k_b.to_string() + ")");
+  // Broadcast the batch dims by reusing the elementwise rule on them alone.
+  ValueType a_batch = ValueType::tensor(a.dtype, std::vector<Dim>(a.dims.begin(), a.dims.end() - (a_vector ? 1 : 2)));
+  ValueType b_batch = ValueType::tensor(b.dtype, std::vector<Dim>(b.dims.begin(), b.dims.end() - (b_vector ? 1 : 2)));
+  const ValueType* batches[] = {&a_batch, &b_batch};
+  SY_ASSIGN_OR_RETURN(ValueType batch, broadcast_types(ctx, batches));
+  out.has_shape = true;
+  out.dims = batch.dims;
+  if (!a_vector) out.dims.push_back(a.dims[a.rank() - 2]);
+  if (!b_vector) out.dims.push_back(b.dims.back());
+  return ok_status();
 }
 
 }  // namespace sy

@@ -74,5 +74,19 @@ Result<ValueType> broadcast_types(const InferenceContext& ctx, std::span<const V
 Status infer_broadcast(InferenceContext& ctx, DataType dtype = DataType::kUndefined);
 // Reads a constant int64/int32 tensor as int64 values.
 bool constant_as_int64s(const Tensor* t, std::vector<int64_t>& out);
+// "[1,2,3]", for error messages.
+std::string ints_string(const std::vector<int64_t>& v);
+// Input i's type; an error naming the node when the input is omitted.
+Result<const ValueType*> required_input(const InferenceContext& ctx, size_t i);
+// Checks an input's element type, when known, is one of `allowed` (a mask
+// of type_bit values).
+Status check_input_dtype(const InferenceContext& ctx, size_t i, const char* name, uint64_t allowed);
+// Maps `axis` in [-rank, rank) to [0, rank); an error naming `what` when
+// out of range.
+Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what = "axis");
+// numpy MatMul shape of A x B (1-D operands promoted, batch dims
+// broadcast) into `out`, which is left without a shape when A's or B's is
+// unknown. Errors on mismatched inner or batch dims.
+Status infer_matmul_shape(const InferenceContext& ctx, const ValueType& a, const ValueType& b, ValueType& out);
 
 }  // namespace sy

@@ -8,14 +8,6 @@
 namespace sy {
 namespace {
 
-Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank) +
-                     " (expected [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "])");
-  if (axis < 0) axis += rank;
-  return ok_status();
-}
-
 Status check_dtype(const InferenceContext& ctx, size_t i, const char* name, uint64_t allowed, const char* expected) {
   const ValueType* t = ctx.input_type(i);
   if (t == nullptr || t->dtype == DataType::kUndefined || (allowed & type_bit(t->dtype))) return ok_status();

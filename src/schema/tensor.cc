@@ -13,39 +13,10 @@
 namespace sy {
 namespace {
 
-std::string ints_string(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 std::string dims_string(const ValueType& t) { return t.shape_string(); }
-
-Result<const ValueType*> required_input(const InferenceContext& ctx, size_t i) {
-  const ValueType* t = ctx.input_type(i);
-  if (t == nullptr) return ctx.error("input " + std::to_string(i) + " is required");
-  return t;
-}
-
-// Checks an input's element type, when known, is one of `allowed`.
-Status check_input_dtype(const InferenceContext& ctx, size_t i, const char* name, uint64_t allowed) {
-  const ValueType* t = ctx.input_type(i);
-  if (t == nullptr || t->dtype == DataType::kUndefined || (allowed & type_bit(t->dtype))) return ok_status();
-  return ctx.error("input " + std::to_string(i) + " (" + name + ") has type " + t->type_string() + ", expected " +
-                   (allowed == type_bit(DataType::kInt64) ? "tensor(int64)" : "tensor(int32) or tensor(int64)"));
-}
 
 constexpr uint64_t kInt64Only = type_bit(DataType::kInt64);
 constexpr uint64_t kInt32Or64 = type_bit(DataType::kInt32) | type_bit(DataType::kInt64);
-
-Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what = "axis") {
-  if (axis < -rank || axis >= rank)
-    return ctx.error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
-                     std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) +
-                     "])");
-  if (axis < 0) axis += rank;
-  return ok_status();
-}
 
 // The product of some dims: known when all are; a lone symbolic dim among
 // 1s stays itself; otherwise unknown.

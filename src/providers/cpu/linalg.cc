@@ -18,6 +18,7 @@
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/matmul_dims.h"
 
 namespace sy::cpu {
 namespace {
@@ -107,56 +108,6 @@ class DetKernel final : public Kernel {
 };
 
 // ---- MatMulInteger --------------------------------------------------------------------
-
-struct BatchDims {
-  int64_t M = 1, N = 1, K = 1;
-  bool a_vector = false;
-  bool b_vector = false;
-  Shape batch;
-  Shape a_strides;  // per batch dim, in elements; 0 where broadcast
-  Shape b_strides;
-  int64_t batch_count = 1;
-  Shape out_shape;
-};
-
-Status batch_dims(const KernelContext& ctx, const Shape& a, const Shape& b, BatchDims& d) {
-  if (a.rank() == 0 || b.rank() == 0)
-    return kernel_error(ctx, "inputs must have rank >= 1; got A " + a.to_string() + " and B " + b.to_string());
-  d.a_vector = a.rank() == 1;
-  d.b_vector = b.rank() == 1;
-  d.M = d.a_vector ? 1 : a[a.rank() - 2];
-  d.K = a[a.rank() - 1];
-  const int64_t kb = d.b_vector ? b[0] : b[b.rank() - 2];
-  d.N = d.b_vector ? 1 : b[b.rank() - 1];
-  if (kb != d.K)
-    return kernel_error(ctx, "A " + a.to_string() + " and B " + b.to_string() + " have different inner dimensions (" +
-                                 std::to_string(d.K) + " vs " + std::to_string(kb) + ")");
-  const size_t a_batch = d.a_vector ? 0 : a.rank() - 2;
-  const size_t b_batch = d.b_vector ? 0 : b.rank() - 2;
-  const size_t r = std::max(a_batch, b_batch);
-  d.batch.resize(r);
-  d.a_strides.resize(r);
-  d.b_strides.resize(r);
-  int64_t a_stride = d.M * d.K;
-  int64_t b_stride = d.K * d.N;
-  for (size_t k = r; k-- > 0;) {
-    const int64_t ad = k + a_batch >= r ? a[k + a_batch - r] : 1;
-    const int64_t bd = k + b_batch >= r ? b[k + b_batch - r] : 1;
-    if (ad != bd && ad != 1 && bd != 1)
-      return kernel_error(ctx, "batch dimensions of A " + a.to_string() + " and B " + b.to_string() +
-                                   " cannot be broadcast (" + std::to_string(ad) + " vs " + std::to_string(bd) + ")");
-    d.batch[k] = (ad == 0 || bd == 0) ? 0 : std::max(ad, bd);
-    d.a_strides[k] = ad == 1 ? 0 : a_stride;
-    d.b_strides[k] = bd == 1 ? 0 : b_stride;
-    a_stride *= ad;
-    b_stride *= bd;
-  }
-  d.batch_count = d.batch.num_elements();
-  d.out_shape = d.batch;
-  if (!d.a_vector) d.out_shape.push_back(d.M);
-  if (!d.b_vector) d.out_shape.push_back(d.N);
-  return ok_status();
-}
 
 // How a zero point applies: one value, one per row (A) / column (B) shared
 // by every batch, or one per row / column of every matrix of the operand.
@@ -259,8 +210,8 @@ class MatMulIntegerKernel final : public Kernel {
     for (const Tensor* t : {&a, &b})
       if (t->dtype() != DataType::kInt8 && t->dtype() != DataType::kUint8)
         return kernel_error(ctx, "A and B must be int8 or uint8; got " + t->describe());
-    BatchDims d;
-    SY_RETURN_IF_ERROR(batch_dims(ctx, a.shape(), b.shape(), d));
+    MatMulDims d;
+    SY_RETURN_IF_ERROR(matmul_dims(ctx, a.shape(), b.shape(), d));
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kInt32, d.out_shape));
     if (y->num_elements() == 0) return ok_status();
     const int64_t a_matrices = a.num_elements() / std::max<int64_t>(1, d.M * d.K);
@@ -292,7 +243,7 @@ class MatMulIntegerKernel final : public Kernel {
  private:
   template <typename TA>
   static void multiply(KernelContext& ctx, const TA* a, const Tensor* a_zp, ZeroPointKind a_kind, const int16_t* b,
-                       int32_t* y, const BatchDims& d) {
+                       int32_t* y, const MatMulDims& d) {
     const int64_t M = d.M, N = d.N, K = d.K;
     const int64_t rows = d.batch_count * M;
     const int64_t chunk = std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, K * N));
@@ -300,14 +251,8 @@ class MatMulIntegerKernel final : public Kernel {
       for (int64_t row = begin; row < end; ++row) {
         const int64_t batch = row / M;
         const int64_t m = row - batch * M;
-        int64_t a_off = 0, b_off = 0;
-        int64_t index = batch;
-        for (size_t k = d.batch.rank(); k-- > 0;) {
-          const int64_t i = index % d.batch[k];
-          index /= d.batch[k];
-          a_off += i * d.a_strides[k];
-          b_off += i * d.b_strides[k];
-        }
+        int64_t a_off, b_off;
+        batch_offsets(d, batch, a_off, b_off);
         const int32_t za = zero_point_at<TA>(a_zp, a_kind, a_off / std::max<int64_t>(1, M * K), m, M);
         const TA* ar = a + a_off + m * K;
         int32_t* out = y + row * N;
