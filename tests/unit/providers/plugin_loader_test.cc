@@ -1,0 +1,105 @@
+// Provider plugins loaded on demand, and every way loading can fail: each
+// failure must become the provider's reason, name the cause and the fix,
+// and turn into an error under the strict policy.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "providers/plugin_loader.h"
+#include "switchyard/session.h"
+#include "testing/model_builder.h"
+
+namespace sy {
+namespace {
+
+const ProviderInfo kPlugin{"TestPluginExecutionProvider", "testplugin", true};
+const ProviderInfo kBroken{"TestBrokenExecutionProvider", "testbroken", true};
+
+std::string relu_model() {
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2});
+  b.node("Relu", {"x"}, {"y"}, {}, "relu1");
+  b.output("y", DataType::kFloat, {2});
+  return b.build();
+}
+
+class PluginLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("SWITCHYARD_PROVIDER_PATH", SY_TEST_PLUGIN_DIR, 1);
+    register_plugin_provider(kPlugin, "libsy_test_plugin.so");
+    register_plugin_provider(kBroken, "libsy_broken_plugin.so");
+  }
+  void TearDown() override { unsetenv("SWITCHYARD_PROVIDER_PATH"); }
+
+  Result<std::unique_ptr<Session>> create(const std::string& provider, FallbackPolicy policy = {},
+                                          ProviderOptions options = {}) {
+    const std::string bytes = relu_model();
+    SessionOptions o;
+    o.providers = {{provider, options}, {"cpu", {}}};
+    o.fallback = policy;
+    o.log_level = LogLevel::kFatal;  // keep the test output quiet; the messages are checked below
+    return Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  }
+};
+
+TEST_F(PluginLoaderTest, PluginLoadsAndItsDeclinesAreReported) {
+  auto s = create("testplugin");
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_EQ((*s)->providers(), std::vector<std::string>{"CPUExecutionProvider"});
+  const NodeAssignment& a = (*s)->assignment().at(0);
+  ASSERT_EQ(a.declined.size(), 1u);
+  EXPECT_EQ(a.declined[0].provider, "TestPluginExecutionProvider");
+  EXPECT_EQ(a.declined[0].reason, "the test plugin runs no ops");
+  auto strict = create("testplugin", FallbackPolicy::strict());
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.status().message().find("fell through"), std::string::npos) << strict.status().message();
+}
+
+TEST_F(PluginLoaderTest, MissingDependencyNamesTheLibraryAndTheFix) {
+  auto s = create("testbroken");
+  ASSERT_TRUE(s.ok()) << s.status().to_string();  // falls back, with a warning
+  const NodeAssignment& a = (*s)->assignment().at(0);
+  ASSERT_FALSE(a.declined.empty());
+  EXPECT_NE(a.declined[0].reason.find("libsy_missing_dep.so"), std::string::npos) << a.declined[0].reason;
+
+  auto strict = create("testbroken", FallbackPolicy::strict());
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().code(), StatusCode::kUnavailable);
+  const std::string& m = strict.status().message();
+  EXPECT_NE(m.find("libsy_broken_plugin.so failed to load"), std::string::npos) << m;
+  EXPECT_NE(m.find("libsy_missing_dep.so"), std::string::npos) << m;
+  EXPECT_NE(m.find("fix: install the library it names, or add the folder holding it to LD_LIBRARY_PATH"),
+            std::string::npos)
+      << m;
+}
+
+TEST_F(PluginLoaderTest, EmptySearchPathSaysWhereItLookedAndWhatToSet) {
+  setenv("SWITCHYARD_PROVIDER_PATH", "/nonexistent-provider-dir", 1);
+  auto strict = create("testplugin", FallbackPolicy::strict());
+  ASSERT_FALSE(strict.ok());
+  const std::string& m = strict.status().message();
+  EXPECT_NE(m.find("libsy_test_plugin.so not found; searched: /nonexistent-provider-dir"), std::string::npos) << m;
+  EXPECT_NE(m.find("SWITCHYARD_PROVIDER_PATH"), std::string::npos) << m;
+}
+
+TEST_F(PluginLoaderTest, DisabledByEnvironmentIsReportedAsSuch) {
+  setenv("SWITCHYARD_DISABLE_TESTPLUGIN", "1", 1);
+  auto strict = create("testplugin", FallbackPolicy::strict());
+  unsetenv("SWITCHYARD_DISABLE_TESTPLUGIN");
+  ASSERT_FALSE(strict.ok());
+  const std::string& m = strict.status().message();
+  EXPECT_NE(m.find("disabled by the environment variable SWITCHYARD_DISABLE_TESTPLUGIN=1"), std::string::npos) << m;
+  EXPECT_NE(m.find("fix: unset it"), std::string::npos) << m;
+}
+
+TEST_F(PluginLoaderTest, PluginOptionErrorsComeFromThePlugin) {
+  auto s = create("testplugin", {}, {{"flavour", "x"}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("unknown option 'flavour'; accepted: none"), std::string::npos)
+      << s.status().message();
+}
+
+}  // namespace
+}  // namespace sy
