@@ -32,6 +32,9 @@ struct ProviderDiagnosis {
 // Every provider Switchyard knows, in default priority order.
 std::vector<ProviderDiagnosis> doctor();
 
+// The diagnosis of one provider by long name (as in doctor()).
+ProviderDiagnosis diagnose_provider(const std::string& name);
+
 // The text `switchyard doctor` prints.
 std::string format_doctor(const std::vector<ProviderDiagnosis>& report);
 

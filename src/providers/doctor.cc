@@ -160,7 +160,14 @@ ProviderDiagnosis diagnose_platform_provider(const std::string& name, const std:
 
 std::vector<ProviderDiagnosis> doctor() {
   std::vector<ProviderDiagnosis> out;
+  for (const ProviderInfo& p : known_providers()) out.push_back(diagnose_provider(p.name));
+  return out;
+}
+
+ProviderDiagnosis diagnose_provider(const std::string& name) {
+  std::vector<ProviderDiagnosis> out;
   for (const ProviderInfo& p : known_providers()) {
+    if (p.name != name) continue;
     if (p.name == "CPUExecutionProvider") {
       out.push_back(diagnose_cpu());
     } else if (p.name == "CUDAExecutionProvider") {
@@ -202,15 +209,21 @@ std::vector<ProviderDiagnosis> doctor() {
       out.push_back(std::move(d));
     }
   }
-  for (ProviderDiagnosis& d : out)
-    if (d.usable && !d.environment.empty())
-      for (const std::string& e : d.environment)
-        if (e.rfind("SWITCHYARD_DISABLE_", 0) == 0) {
-          d.usable = false;
-          d.reason = "disabled by " + e;
-          d.fix = "unset the variable";
-        }
-  return out;
+  if (out.empty()) {
+    ProviderDiagnosis unknown;
+    unknown.name = name;
+    unknown.reason = "not a known provider";
+    return unknown;
+  }
+  ProviderDiagnosis& d = out.front();
+  if (d.usable && !d.environment.empty())
+    for (const std::string& e : d.environment)
+      if (e.rfind("SWITCHYARD_DISABLE_", 0) == 0) {
+        d.usable = false;
+        d.reason = "disabled by " + e;
+        d.fix = "unset the variable";
+      }
+  return d;
 }
 
 std::string format_doctor(const std::vector<ProviderDiagnosis>& report) {

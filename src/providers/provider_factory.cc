@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "providers/cpu/cpu_provider.h"
+#include "switchyard/doctor.h"
 
 namespace sy {
 namespace {
@@ -191,10 +192,15 @@ Result<std::unique_ptr<ExecutionProvider>> create_provider(const std::string& lo
   if (long_name == "CUDAExecutionProvider") SY_RETURN_IF_ERROR(validate_options(long_name, kCudaOptions, options));
   for (const ProviderInfo& p : kBuiltin) {
     if (p.name != long_name) continue;
+    // What doctor would say, so the warning a user sees carries the same
+    // facts: what else is missing here besides the build.
+    const ProviderDiagnosis d = diagnose_provider(p.name);
     Availability why;
     why.available = false;
-    why.reason = p.name + " is not built into this installation of Switchyard";
-    why.fix = "use a Switchyard build that includes the " + p.short_name + " provider";
+    why.reason = p.name + " is " + d.reason;
+    for (const DoctorCheck& c : d.checks)
+      if (!c.ok) why.reason += "; also " + c.what + ": " + c.detail;
+    why.fix = d.fix + "; `switchyard doctor` explains each check";
     return make_unavailable_provider(p.name, p.short_name, why);
   }
   return invalid_argument("unknown execution provider '" + long_name + "'");
