@@ -80,11 +80,38 @@ class MatMulKernel final : public Kernel {
       case DataType::kInt64: return run_loop<int64_t>(ctx, a, b, *y, d);
       case DataType::kUint32: return run_loop<uint32_t>(ctx, a, b, *y, d);
       case DataType::kUint64: return run_loop<uint64_t>(ctx, a, b, *y, d);
+      case DataType::kFloat16: return run_half(ctx, a, b, *y, d, float16_to_float, float_to_float16);
+      case DataType::kBfloat16: return run_half(ctx, a, b, *y, d, bfloat16_to_float, float_to_bfloat16);
       default: return kernel_error(ctx, "unsupported type " + a.describe());
     }
   }
 
  private:
+  // float16 / bfloat16: products summed in float, rounded once per output.
+  // A plain loop: correct for the models that use it (attention in half
+  // precision), not yet tuned.
+  static Status run_half(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& y, const MatMulDims& d,
+                         float (*to_float)(uint16_t), uint16_t (*from_float)(float)) {
+    const auto* pa = a.data<uint16_t>();
+    const auto* pb = b.data<uint16_t>();
+    auto* py = y.data<uint16_t>();
+    ctx.thread_pool().parallel_for(d.batch_count * d.M, 4, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t i = r / d.M;
+        const int64_t m = r % d.M;
+        int64_t a_off, b_off;
+        batch_offsets(d, i, a_off, b_off);
+        for (int64_t n = 0; n < d.N; ++n) {
+          float acc = 0.0f;
+          for (int64_t k = 0; k < d.K; ++k)
+            acc += to_float(pa[a_off + m * d.K + k]) * to_float(pb[b_off + k * d.N + n]);
+          py[i * d.M * d.N + m * d.N + n] = from_float(acc);
+        }
+      }
+    });
+    return ok_status();
+  }
+
   Status run_float(KernelContext& ctx, const float* a, const float* b, float* y, const MatMulDims& d) const {
     ThreadPool& pool = ctx.thread_pool();
     const bool use_packed = !packed_b_.empty() && packed_b_.rows() == d.K && packed_b_.cols() == d.N;
@@ -259,12 +286,14 @@ class GemmKernel final : public Kernel {
 };
 
 constexpr uint64_t kMatMulTypes = type_bit(DataType::kFloat) | type_bit(DataType::kDouble) |
+                                  type_bit(DataType::kFloat16) | type_bit(DataType::kBfloat16) |
                                   type_bit(DataType::kInt32) | type_bit(DataType::kInt64) |
                                   type_bit(DataType::kUint32) | type_bit(DataType::kUint64);
 constexpr uint64_t kGemmTypes = type_bit(DataType::kFloat) | type_bit(DataType::kDouble);
 
 const KernelDef kMatMulKernels[] = {
-    {"", "MatMul", 1, 8, 0, type_bit(DataType::kFloat) | type_bit(DataType::kDouble), &make_kernel<MatMulKernel>},
+    {"", "MatMul", 1, 8, 0, type_bit(DataType::kFloat) | type_bit(DataType::kDouble) | type_bit(DataType::kFloat16),
+     &make_kernel<MatMulKernel>},
     {"", "MatMul", 9, kLatestVersion, 0, kMatMulTypes, &make_kernel<MatMulKernel>},
     {"", "Gemm", 7, kLatestVersion, 0, kGemmTypes, &make_kernel<GemmKernel>},
 };

@@ -261,3 +261,31 @@ TEST(GemmTest, BadCIsAnError) {
 
 }  // namespace
 }  // namespace sy::testing
+
+namespace sy {
+namespace {
+
+// float16 products are summed in float and rounded once per output.
+TEST(MatMulHalf, Float16MatchesFloatReference) {
+  const std::vector<float> a = {0.5f, -1.25f, 2.0f, 3.0f, 0.125f, -0.75f};
+  const std::vector<float> b = {1.5f, -2.0f, 0.25f, 4.0f, -1.0f, 0.5f};
+  std::vector<uint16_t> ha, hb;
+  for (float v : a) ha.push_back(float_to_float16(v));
+  for (float v : b) hb.push_back(float_to_float16(v));
+  Tensor ta = Tensor::allocate(DataType::kFloat16, Shape{2, 3}).value();
+  Tensor tb = Tensor::allocate(DataType::kFloat16, Shape{3, 2}).value();
+  std::copy(ha.begin(), ha.end(), ta.data<uint16_t>());
+  std::copy(hb.begin(), hb.end(), tb.data<uint16_t>());
+  auto out = testing::NodeTest("MatMul", 13).input(ta).input(tb).run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ(out->at(0).dtype(), DataType::kFloat16);
+  for (int m = 0; m < 2; ++m)
+    for (int n = 0; n < 2; ++n) {
+      float expected = 0;
+      for (int k = 0; k < 3; ++k) expected += a[static_cast<size_t>(m * 3 + k)] * b[static_cast<size_t>(k * 2 + n)];
+      EXPECT_EQ(out->at(0).data<uint16_t>()[m * 2 + n], float_to_float16(expected)) << m << "," << n;
+    }
+}
+
+}  // namespace
+}  // namespace sy
