@@ -117,8 +117,8 @@ ProviderDiagnosis diagnose_cuda(bool built) {
   d.loadable = built && libs_ok;
   d.usable = d.loadable && d.device_present && d.environment.empty();
   if (!built) {
-    d.reason = "not built into this installation (the CUDA provider is not part of this build)";
-    d.fix = "build Switchyard on a machine with the CUDA 13 toolkit (nvcc, cuBLAS, cuDNN 9) so the CUDA provider is built";
+    d.reason = "not built into this installation (this version of Switchyard has no CUDA provider yet)";
+    d.fix = "run on the CPU for now; the checks below show what the CUDA provider will need on this machine";
   } else if (!libs_ok) {
     d.reason = missing;
     d.fix = "install the missing CUDA 13 / cuDNN 9 libraries or add their folder to LD_LIBRARY_PATH";
