@@ -118,7 +118,8 @@ ProviderDiagnosis diagnose_cuda(bool built) {
   d.usable = d.loadable && d.device_present && d.environment.empty();
   if (!built) {
     d.reason = "not built into this installation (this version of Switchyard has no CUDA provider yet)";
-    d.fix = "run on the CPU for now; the checks below show what the CUDA provider will need on this machine";
+    d.fix = "run on the CPU for now; the library and driver checks of `switchyard doctor` show what a CUDA "
+            "provider will need on this machine";
   } else if (!libs_ok) {
     d.reason = missing;
     d.fix = "install the missing CUDA 13 / cuDNN 9 libraries or add their folder to LD_LIBRARY_PATH";

@@ -200,7 +200,7 @@ Result<std::unique_ptr<ExecutionProvider>> create_provider(const std::string& lo
     why.reason = p.name + " is " + d.reason;
     for (const DoctorCheck& c : d.checks)
       if (!c.ok) why.reason += "; also " + c.what + ": " + c.detail;
-    why.fix = d.fix + "; `switchyard doctor` explains each check";
+    why.fix = d.fix;
     return make_unavailable_provider(p.name, p.short_name, why);
   }
   return invalid_argument("unknown execution provider '" + long_name + "'");
