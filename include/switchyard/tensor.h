@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "switchyard/allocator.h"
 #include "switchyard/data_type.h"
@@ -14,9 +15,27 @@
 
 namespace sy {
 
+// What a value holds. Almost always a tensor; ONNX also has sequences of
+// tensors and optionals, which travel through the same type so that the
+// executor, feeds and outputs need one path (like ORT's OrtValue).
+enum class ValueKind : uint8_t {
+  kTensor,
+  kSequence,  // items(): the tensors; dtype(): their element type
+  kNone,      // an optional without a value
+};
+
 class Tensor {
  public:
   Tensor() = default;
+
+  // A sequence of tensors whose elements have type `element_type`.
+  static Tensor sequence(DataType element_type, std::vector<Tensor> items);
+  // An optional that holds nothing; `element_type` may be kUndefined.
+  static Tensor none(DataType element_type = DataType::kUndefined);
+  ValueKind kind() const { return kind_; }
+  bool is_tensor() const { return kind_ == ValueKind::kTensor; }
+  // The elements of a sequence (empty for other kinds).
+  const std::vector<Tensor>& items() const;
 
   // New zero-initialised tensor owning its memory (strings start empty).
   // Fails on negative dimensions, overflow, or allocation failure.
@@ -27,7 +46,7 @@ class Tensor {
   static Tensor shared(DataType dtype, const Shape& shape, void* data, std::shared_ptr<void> owner,
                        Device device = kCpuDevice);
 
-  bool defined() const { return dtype_ != DataType::kUndefined; }
+  bool defined() const { return dtype_ != DataType::kUndefined || kind_ != ValueKind::kTensor; }
   DataType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   Device device() const { return device_; }
@@ -54,6 +73,8 @@ class Tensor {
     data_ = data;
     device_ = device;
     owner_.reset();
+    kind_ = ValueKind::kTensor;
+    items_.reset();
   }
 
   // Deep copy into host memory owned by the result.
@@ -70,6 +91,8 @@ class Tensor {
   void* data_ = nullptr;
   Device device_;
   std::shared_ptr<void> owner_;
+  ValueKind kind_ = ValueKind::kTensor;
+  std::shared_ptr<const std::vector<Tensor>> items_;  // kSequence
 };
 
 // Checks dims are non-negative and the element count and byte size fit in

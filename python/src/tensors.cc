@@ -162,6 +162,14 @@ Tensor tensor_from_python(const py::handle& value, const std::string& name) {
 }
 
 py::object tensor_to_numpy(const Tensor& tensor, const std::string& name) {
+  // Sequences come back as lists of arrays and empty optionals as None, as
+  // in onnxruntime.
+  if (tensor.kind() == ValueKind::kNone) return py::none();
+  if (tensor.kind() == ValueKind::kSequence) {
+    py::list items;
+    for (const Tensor& item : tensor.items()) items.append(tensor_to_numpy(item, name));
+    return items;
+  }
   if (!tensor.device().is_cpu())
     raise_status(fail("output '" + name + "' is on " + tensor.device().to_string() + ", not in host memory"));
   const py::dtype dt = numpy_dtype(tensor.dtype(), "output '" + name + "'");

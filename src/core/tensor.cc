@@ -58,6 +58,28 @@ Result<Tensor> Tensor::allocate(DataType dtype, const Shape& shape, Allocator* a
   return t;
 }
 
+Tensor Tensor::sequence(DataType element_type, std::vector<Tensor> items) {
+  Tensor t;
+  t.kind_ = ValueKind::kSequence;
+  t.dtype_ = element_type;
+  t.shape_ = Shape{static_cast<int64_t>(items.size())};
+  t.items_ = std::make_shared<const std::vector<Tensor>>(std::move(items));
+  return t;
+}
+
+Tensor Tensor::none(DataType element_type) {
+  Tensor t;
+  t.kind_ = ValueKind::kNone;
+  t.dtype_ = element_type;
+  t.shape_ = Shape{0};
+  return t;
+}
+
+const std::vector<Tensor>& Tensor::items() const {
+  static const std::vector<Tensor> kEmpty;
+  return items_ ? *items_ : kEmpty;
+}
+
 Tensor Tensor::view(DataType dtype, const Shape& shape, void* data, Device device) {
   Tensor t;
   t.dtype_ = dtype;
@@ -74,6 +96,15 @@ Tensor Tensor::shared(DataType dtype, const Shape& shape, void* data, std::share
 }
 
 Result<Tensor> Tensor::clone() const {
+  if (kind_ == ValueKind::kNone) return *this;
+  if (kind_ == ValueKind::kSequence) {
+    std::vector<Tensor> copies;
+    for (const Tensor& item : items()) {
+      SY_ASSIGN_OR_RETURN(Tensor c, item.clone());
+      copies.push_back(std::move(c));
+    }
+    return sequence(dtype_, std::move(copies));
+  }
   if (!device_.is_cpu() && device_.type != DeviceType::kSimulated)
     return invalid_argument("clone() of a tensor on " + device_.to_string() + " needs its provider's copy");
   SY_ASSIGN_OR_RETURN(Tensor copy, allocate(dtype_, shape_));
@@ -96,6 +127,11 @@ Result<Tensor> Tensor::reshaped(const Shape& shape) const {
   return t;
 }
 
-std::string Tensor::describe() const { return std::string(data_type_name(dtype_)) + shape_.to_string(); }
+std::string Tensor::describe() const {
+  if (kind_ == ValueKind::kSequence)
+    return "seq(" + std::string(data_type_name(dtype_)) + ") of " + std::to_string(items().size());
+  if (kind_ == ValueKind::kNone) return "optional(none)";
+  return std::string(data_type_name(dtype_)) + shape_.to_string();
+}
 
 }  // namespace sy

@@ -34,6 +34,13 @@ class KernelContext {
   // The memory for output i, with the given type and shape. The returned
   // pointer stays valid until run() returns.
   virtual Result<Tensor*> allocate_output(size_t i, DataType dtype, const Shape& shape) = 0;
+  // Sets output i to an existing value (a sequence or optional, or a tensor
+  // shared rather than copied). Only kernels whose KernelDef accepts
+  // containers use it.
+  virtual Status set_output(size_t i, const Tensor& value) {
+    (void)value;
+    return not_implemented(node_->describe() + ": this context cannot take output " + std::to_string(i) + " by value");
+  }
   // Temporary memory (64-byte aligned) valid until run() returns; one region
   // per kernel call, reused across runs.
   virtual Result<void*> scratch(size_t bytes) = 0;
@@ -101,6 +108,8 @@ struct KernelDef {
   int type_input;           // input whose dtype is checked against type_mask; -1 for none
   uint64_t type_mask;       // type_bit(...) | ...
   KernelFactory create;
+  // Whether inputs may be sequences or optionals; other kernels see tensors only.
+  bool accepts_containers = false;
 };
 
 // Builds a Kernel of type K from its constructor K(const KernelCreateContext&, Status&).

@@ -16,7 +16,32 @@ std::string describe_type_mask(uint64_t mask) {
   return s;
 }
 
+namespace {
+
+// The first input that is a sequence or optional, or -1.
+int container_input(const Graph& graph, const Node& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] == kNoValue) continue;
+    const ValueType::Kind k = graph.values[static_cast<size_t>(node.inputs[i])].type.kind;
+    if (k != ValueType::Kind::kTensor && k != ValueType::Kind::kUnknown) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
 const KernelDef* KernelRegistry::find(const Graph& graph, const Node& node, std::string& reason) const {
+  const KernelDef* def = find_by_type(graph, node, reason);
+  if (def == nullptr || def->accepts_containers) return def;
+  const int c = container_input(graph, node);
+  if (c < 0) return def;
+  reason = "input " + std::to_string(c) + " is a " +
+           graph.values[static_cast<size_t>(node.inputs[static_cast<size_t>(c)])].type.type_string() +
+           "; this kernel takes tensors only";
+  return nullptr;
+}
+
+const KernelDef* KernelRegistry::find_by_type(const Graph& graph, const Node& node, std::string& reason) const {
   const std::string_view domain = normalize_domain(node.domain);
   bool op_known = false;
   std::string versions;

@@ -22,6 +22,7 @@ class KernelRegistry {
   std::span<const KernelDef> defs() const { return defs_; }
 
  private:
+  const KernelDef* find_by_type(const Graph& graph, const Node& node, std::string& reason) const;
   std::vector<KernelDef> defs_;
 };
 

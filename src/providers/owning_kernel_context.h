@@ -25,6 +25,11 @@ class OwningKernelContext final : public KernelContext {
     SY_ASSIGN_OR_RETURN(outputs_[i], Tensor::allocate(dtype, shape));
     return &outputs_[i];
   }
+  Status set_output(size_t i, const Tensor& value) override {
+    if (i >= outputs_.size()) return invalid_argument(node_->describe() + ": output index out of range");
+    outputs_[i] = value;
+    return ok_status();
+  }
   Result<void*> scratch(size_t bytes) override {
     SY_ASSIGN_OR_RETURN(scratch_, Tensor::allocate(DataType::kUint8, Shape{static_cast<int64_t>(bytes)}));
     return scratch_.raw_data();

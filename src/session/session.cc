@@ -109,6 +109,14 @@ class FrameKernelContext final : public KernelContext {
     return &t;
   }
 
+  Status set_output(size_t i, const Tensor& value) override {
+    if (i >= step_->outputs.size())
+      return runtime_error(node_->describe() + ": kernel set output " + std::to_string(i) + " of " +
+                           std::to_string(step_->outputs.size()));
+    frame_.values[static_cast<size_t>(step_->outputs[i])] = value;
+    return ok_status();
+  }
+
   Result<void*> scratch(size_t bytes) override {
     return frame_.scratch[static_cast<size_t>(step_->provider)].reserve(bytes);
   }
@@ -313,7 +321,38 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
 
 // ---- running ----------------------------------------------------------------
 
+// Sequences and optionals: the kind must match the declared type, and a
+// sequence's element type its declared element type.
+Status check_container_feed(const ValueInfo& info, const ValueType& type, const Tensor& feed) {
+  const ValueType* t = &type;
+  if (t->kind == ValueType::Kind::kOptional) {
+    if (feed.kind() == ValueKind::kNone) return ok_status();
+    if (t->element) t = t->element.get();
+  }
+  if (t->kind == ValueType::Kind::kSequence) {
+    if (feed.kind() != ValueKind::kSequence)
+      return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + feed.describe());
+    const DataType want = t->element ? t->element->dtype : DataType::kUndefined;
+    for (const Tensor& item : feed.items())
+      if (want != DataType::kUndefined && item.dtype() != want)
+        return invalid_argument("input '" + info.name + "': expected " + info.type + ", got an element of type " +
+                                tensor_type_string(item.dtype()));
+    return ok_status();
+  }
+  if (feed.kind() != ValueKind::kTensor)
+    return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + feed.describe());
+  return ok_status();
+}
+
 Status Session::Impl::check_feed(const ValueInfo& info, const Value& value, const Tensor& feed) const {
+  if (value.type.kind == ValueType::Kind::kSequence || value.type.kind == ValueType::Kind::kOptional) {
+    SY_RETURN_IF_ERROR(check_container_feed(info, value.type, feed));
+    if (!feed.is_tensor()) return ok_status();
+    if (value.type.element) return check_feed(info, Value{value.name, *value.type.element}, feed);
+    return ok_status();
+  }
+  if (!feed.is_tensor())
+    return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + feed.describe());
   if (!feed.device().is_cpu())
     return invalid_argument("input '" + info.name + "': tensors must be in host memory, got one on " +
                             feed.device().to_string());

@@ -11,7 +11,11 @@
 #include <vector>
 
 #include "model/tensor_proto.h"
+// onnx_pb.h defines ONNX_API, which onnx-data.pb.h needs first.
 #include "onnx/onnx_pb.h"
+// clang-format off
+#include "onnx/onnx-data.pb.h"
+// clang-format on
 
 namespace sy::conformance {
 namespace fs = std::filesystem;
@@ -39,10 +43,69 @@ std::vector<fs::path> numbered_entries(const fs::path& dir, const std::string& p
   return out;
 }
 
-bool is_tensor_type(const onnx::TypeProto& type) { return type.value_case() == onnx::TypeProto::kTensorType; }
+bool is_supported_type(const onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType: return true;
+    case onnx::TypeProto::kSequenceType:
+      return type.sequence_type().elem_type().value_case() == onnx::TypeProto::kTensorType;
+    case onnx::TypeProto::kOptionalType: return is_supported_type(type.optional_type().elem_type());
+    default: return false;
+  }
+}
 
-// The runtime takes and returns tensors only; a model whose graph inputs or
-// outputs are sequences, optionals or maps cannot be fed or checked yet.
+Result<Tensor> sequence_from_proto(const onnx::SequenceProto& seq, const std::string& what) {
+  std::vector<Tensor> items;
+  for (int i = 0; i < seq.tensor_values_size(); ++i) {
+    SY_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(seq.tensor_values(i), nullptr, what));
+    items.push_back(std::move(t));
+  }
+  if (seq.sparse_tensor_values_size() > 0 || seq.sequence_values_size() > 0 || seq.map_values_size() > 0)
+    return not_implemented(what + ": only sequences of tensors are supported");
+  const DataType element = items.empty() ? DataType::kUndefined : items.front().dtype();
+  return Tensor::sequence(element, std::move(items));
+}
+
+// Reads a test data file as the proto the model's type calls for:
+// TensorProto, SequenceProto or OptionalProto.
+Result<Tensor> load_value_file(const std::string& path, const std::string& type, std::string* name) {
+  const bool is_seq = type.rfind("seq(", 0) == 0;
+  const bool is_opt = type.rfind("optional(", 0) == 0;
+  if (!is_seq && !is_opt) return load_tensor_file(path, name);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kNoSuchFile, "cannot open " + path);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (is_seq) {
+    onnx::SequenceProto seq;
+    if (!seq.ParseFromString(bytes)) return Status(StatusCode::kInvalidProtobuf, path + " is not a SequenceProto");
+    if (name) *name = seq.name();
+    return sequence_from_proto(seq, path);
+  }
+  onnx::OptionalProto opt;
+  if (!opt.ParseFromString(bytes)) return Status(StatusCode::kInvalidProtobuf, path + " is not an OptionalProto");
+  if (name) *name = opt.name();
+  if (opt.has_tensor_value()) return tensor_from_proto(opt.tensor_value(), nullptr, path);
+  if (opt.has_sequence_value()) return sequence_from_proto(opt.sequence_value(), path);
+  return Tensor::none();
+}
+
+// Compares tensors, sequences (element by element) and optionals.
+std::string compare_values(const Tensor& got, const Tensor& expected, const Tolerance& tolerance) {
+  if (got.kind() != expected.kind()) return "got " + got.describe() + ", expected " + expected.describe();
+  if (got.kind() == ValueKind::kNone) return {};
+  if (got.kind() == ValueKind::kSequence) {
+    if (got.items().size() != expected.items().size())
+      return "sequence of " + std::to_string(got.items().size()) + ", expected " + std::to_string(expected.items().size());
+    for (size_t i = 0; i < got.items().size(); ++i) {
+      std::string diff = compare_tensors(got.items()[i], expected.items()[i], tolerance);
+      if (!diff.empty()) return "sequence element " + std::to_string(i) + ": " + diff;
+    }
+    return {};
+  }
+  return compare_tensors(got, expected, tolerance);
+}
+
+// The runtime takes tensors, sequences of tensors and optionals of those;
+// a model whose graph inputs or outputs are maps cannot be fed or checked.
 std::string unsupported_io(const std::string& model_path) {
   std::ifstream in(model_path, std::ios::binary);
   if (!in) return {};  // Session::create reports the missing file
@@ -53,10 +116,10 @@ std::string unsupported_io(const std::string& model_path) {
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
   for (const auto& input : model.graph().input()) {
     if (initializers.count(input.name()) != 0) continue;
-    if (input.has_type() && !is_tensor_type(input.type())) return "sequence/optional inputs not supported yet";
+    if (input.has_type() && !is_supported_type(input.type())) return "map and sparse inputs not supported yet";
   }
   for (const auto& output : model.graph().output()) {
-    if (output.has_type() && !is_tensor_type(output.type())) return "sequence/optional outputs not supported yet";
+    if (output.has_type() && !is_supported_type(output.type())) return "map and sparse outputs not supported yet";
   }
   return {};
 }
@@ -70,7 +133,8 @@ std::string run_data_set(const Session& session, const fs::path& data_dir, const
   const std::vector<fs::path> input_files = numbered_entries(data_dir, "input_", ".pb");
   for (size_t k = 0; k < input_files.size(); ++k) {
     std::string name;
-    Result<Tensor> tensor = load_tensor_file(input_files[k].string(), &name);
+    const std::string type = k < model_inputs.size() ? model_inputs[k].type : std::string();
+    Result<Tensor> tensor = load_value_file(input_files[k].string(), type, &name);
     if (!tensor.ok())
       return "cannot read " + input_files[k].filename().string() + ": " + one_line(tensor.status().message());
     // The ONNX runner feeds by position; a name, when the file has one and
@@ -93,11 +157,12 @@ std::string run_data_set(const Session& session, const fs::path& data_dir, const
   const std::vector<ValueInfo>& model_outputs = session.outputs();
   for (size_t k = 0; k < output_files.size(); ++k) {
     std::string name;
-    Result<Tensor> expected = load_tensor_file(output_files[k].string(), &name);
+    const std::string type = k < model_outputs.size() ? model_outputs[k].type : std::string();
+    Result<Tensor> expected = load_value_file(output_files[k].string(), type, &name);
     if (!expected.ok())
       return "cannot read " + output_files[k].filename().string() + ": " + one_line(expected.status().message());
     if (k < model_outputs.size()) name = model_outputs[k].name;
-    std::string diff = compare_tensors((*outputs)[k], *expected, config.tolerance);
+    std::string diff = compare_values((*outputs)[k], *expected, config.tolerance);
     if (!diff.empty()) return "output " + std::to_string(k) + " '" + name + "': " + diff;
   }
   return {};

@@ -292,6 +292,8 @@ class IdentityKernel final : public Kernel {
   Status run(KernelContext& ctx) const override {
     const Tensor* in = ctx.input(0);
     if (in == nullptr || !in->defined()) return kernel_error(ctx, "input 0 is missing");
+    // Sequences and optionals are immutable values: share them.
+    if (!in->is_tensor()) return ctx.set_output(0, *in);
     return copy_to_output(ctx, *in, in->shape());
   }
 };
@@ -303,7 +305,7 @@ const KernelDef kShapeKernels[] = {
     {"", "Unsqueeze", 1, kLatestVersion, 0, kAllTensorTypes, &make_kernel<UnsqueezeKernel>},
     {"", "Shape", 1, kLatestVersion, 0, kAllTensorTypes, &make_kernel<ShapeKernel>},
     {"", "Size", 1, kLatestVersion, 0, kAllTensorTypes, &make_kernel<SizeKernel>},
-    {"", "Identity", 1, kLatestVersion, 0, kAllTensorTypes, &make_kernel<IdentityKernel>},
+    {"", "Identity", 1, kLatestVersion, 0, kAllTensorTypes, &make_kernel<IdentityKernel>, /*accepts_containers=*/true},
 };
 
 }  // namespace
