@@ -1,4 +1,4 @@
-// The `switchyard` command line: run, inspect, doctor (bench and check to come).
+// The `switchyard` command line: run, inspect, doctor, bench (check to come).
 #include <cstring>
 #include <iostream>
 
@@ -17,6 +17,8 @@ void usage() {
                "        inputs, outputs, opsets, op histogram and the per-node provider assignment\n"
                "  doctor [MODEL] [--providers LIST]\n"
                "        for every provider: built here, loadable here, device present, and if not why and the fix\n"
+               "  bench MODEL [--providers LIST] [--threads N] [--runs N | --seconds S] [--warmup N] [--batch N] [--json]\n"
+               "        session creation, first run, latency median/p90/p99/min, throughput, peak memory\n"
                "  --version\n";
 }
 
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(cmd, "run") == 0) return sy::cli::cmd_run(argc, argv);
   if (std::strcmp(cmd, "inspect") == 0) return sy::cli::cmd_inspect(argc, argv);
   if (std::strcmp(cmd, "doctor") == 0) return sy::cli::cmd_doctor(argc, argv);
+  if (std::strcmp(cmd, "bench") == 0) return sy::cli::cmd_bench(argc, argv);
   if (std::strcmp(cmd, "--version") == 0 || std::strcmp(cmd, "version") == 0) {
     std::cout << "switchyard " << sy::version_string() << "\n";
     return 0;

@@ -1,0 +1,163 @@
+// `switchyard bench MODEL ...`: session creation time, first run, latency
+// percentiles, throughput and peak resident memory, for one model.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "switchyard/npy.h"
+
+namespace sy::cli {
+namespace {
+
+double percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const auto i = static_cast<size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;  // KiB on Linux
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+  auto parsed = parse_args(argc, argv, 2,
+                           {"--providers", "--fallback", "--threads", "--opt-level", "--runs", "--seconds", "--warmup",
+                            "--input", "--batch", "--dim", "--seed", "--max-partitions", "--min-partition-size",
+                            "--max-copies"},
+                           {"--json", "--strict", "--full-placement"});
+  if (!parsed.ok() || parsed->positional.size() != 1) {
+    std::cerr << (parsed.ok() ? "" : parsed.status().message() + "\n")
+              << "usage: switchyard bench MODEL [--providers LIST] [--threads N] [--runs N | --seconds S] [--warmup N]\n"
+                 "         [--input NAME=FILE.npy ...] [--batch N] [--dim SYMBOL=VALUE ...] [--json]\n";
+    return 2;
+  }
+  const Args& args = *parsed;
+  auto options = session_options_from(args);
+  if (!options.ok()) {
+    std::cerr << "error: " << options.status().message() << "\n";
+    return 2;
+  }
+  const std::string& path = args.positional[0];
+  const auto t0 = std::chrono::steady_clock::now();
+  auto session = Session::create(path, *options);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!session.ok()) {
+    std::cerr << "error: " << session.status().to_string() << "\n";
+    return 1;
+  }
+  const double create_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+
+  // Inputs: files where given, random data elsewhere; --batch sets every
+  // symbolic first dimension.
+  std::map<std::string, int64_t> dims;
+  for (const std::string& d : args.all("--dim")) {
+    const size_t eq = d.find('=');
+    if (eq == std::string::npos) {
+      std::cerr << "error: --dim takes SYMBOL=VALUE, got '" << d << "'\n";
+      return 2;
+    }
+    dims[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
+  }
+  const int64_t batch = std::stoll(args.get("--batch").value_or("1"));
+  std::map<std::string, std::string> files;
+  for (const std::string& in : args.all("--input")) {
+    const size_t eq = in.find('=');
+    if (eq == std::string::npos) {
+      std::cerr << "error: --input takes NAME=FILE.npy, got '" << in << "'\n";
+      return 2;
+    }
+    files[in.substr(0, eq)] = in.substr(eq + 1);
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  uint32_t seed = static_cast<uint32_t>(std::stoul(args.get("--seed").value_or("0")));
+  for (const ValueInfo& info : (*session)->inputs()) {
+    auto f = files.find(info.name);
+    Result<Tensor> t = Status(StatusCode::kFail, "");
+    if (f != files.end()) {
+      t = load_npy(f->second);
+    } else {
+      std::map<std::string, int64_t> d = dims;
+      if (!info.shape.empty() && info.shape[0].value < 0 && !d.count(info.shape[0].symbol)) d[info.shape[0].symbol] = batch;
+      t = random_input(info, d, seed++);
+    }
+    if (!t.ok()) {
+      std::cerr << "error: input '" << info.name << "': " << t.status().message() << "\n";
+      return 1;
+    }
+    feeds.emplace_back(info.name, std::move(t).value());
+  }
+
+  auto run_once = [&](double& ms) -> Status {
+    const auto a = std::chrono::steady_clock::now();
+    auto out = (*session)->run(feeds);
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+    return out.ok() ? ok_status() : out.status();
+  };
+  double first_ms = 0;
+  if (Status st = run_once(first_ms); !st.ok()) {
+    std::cerr << "error: " << st.to_string() << "\n";
+    return 1;
+  }
+  const int warmup = std::stoi(args.get("--warmup").value_or("3"));
+  for (int i = 0; i < warmup; ++i) {
+    double ms;
+    if (Status st = run_once(ms); !st.ok()) return 1;
+  }
+  const bool by_time = args.has("--seconds");
+  const double seconds = std::stod(args.get("--seconds").value_or("0"));
+  const int runs = std::stoi(args.get("--runs").value_or("50"));
+  std::vector<double> times;
+  const auto start = std::chrono::steady_clock::now();
+  auto last_progress = start;
+  for (;;) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (by_time ? elapsed >= seconds : static_cast<int>(times.size()) >= runs) break;
+    double ms;
+    if (Status st = run_once(ms); !st.ok()) {
+      std::cerr << "error: " << st.to_string() << "\n";
+      return 1;
+    }
+    times.push_back(ms);
+    if (!args.has("--json") && std::chrono::steady_clock::now() - last_progress > std::chrono::milliseconds(500)) {
+      last_progress = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "\r  %zu runs, last %.3f ms   ", times.size(), ms);
+    }
+  }
+  if (!args.has("--json")) std::fprintf(stderr, "\r%60s\r", "");
+  std::sort(times.begin(), times.end());
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double median = percentile(times, 0.5), p90 = percentile(times, 0.9), p99 = percentile(times, 0.99);
+  const double min = times.empty() ? 0 : times.front();
+  const double throughput = total_s > 0 ? static_cast<double>(times.size()) * static_cast<double>(batch) / total_s : 0;
+  std::string providers;
+  for (const std::string& p : (*session)->providers()) providers += (providers.empty() ? "" : ",") + p;
+  const int threads = options->intra_op_threads;
+  if (args.has("--json")) {
+    std::printf(
+        "{\"model\":\"%s\",\"providers\":\"%s\",\"threads\":%d,\"batch\":%lld,\"runs\":%zu,\"session_create_ms\":%.3f,"
+        "\"first_run_ms\":%.3f,\"median_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"min_ms\":%.3f,"
+        "\"throughput_per_s\":%.3f,\"peak_rss_mib\":%.1f}\n",
+        path.c_str(), providers.c_str(), threads, static_cast<long long>(batch), times.size(), create_ms, first_ms, median,
+        p90, p99, min, throughput, static_cast<double>(peak_rss_kib()) / 1024.0);
+  } else {
+    std::printf("model %s on %s, %d thread(s) (0 = one per core), batch %lld\n", path.c_str(), providers.c_str(),
+                threads, static_cast<long long>(batch));
+    std::printf("  session creation %.3f ms, first run %.3f ms\n", create_ms, first_ms);
+    std::printf("  %zu runs: median %.3f ms, p90 %.3f ms, p99 %.3f ms, min %.3f ms\n", times.size(), median, p90, p99,
+                min);
+    std::printf("  throughput %.2f items/s, peak resident memory %.1f MiB\n", throughput,
+                static_cast<double>(peak_rss_kib()) / 1024.0);
+  }
+  return 0;
+}
+
+}  // namespace sy::cli
