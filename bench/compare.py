@@ -1,0 +1,301 @@
+#!/usr/bin/python3
+"""Benchmarks the same ONNX models, on the same inputs and thread counts,
+through Switchyard (`switchyard bench --json`), ONNX Runtime (Node.js
+binding, bench/ort_bench.mjs) and PyTorch (bench/torch_bench.py, the model
+definitions the ONNX files were exported from).
+
+    bench/compare [--models resnet50,mobilenetv2,bert,gpt2] [--threads 1,2]
+                  [--runs 10] [--rounds 2] [--tools switchyard,ort,torch]
+
+Runs are interleaved: for each model and thread count, one process per tool
+in turn, and that round is repeated --rounds times; each tool's reported
+median is the median of its per-round medians, so drift (other load, thermal
+state) hits all tools alike. Writes OUT/compare.md, OUT/compare.csv and
+OUT/compare_raw.json (every per-process result); OUT/compare.png too when
+matplotlib is importable.
+"""
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ORT_VERSION = "1.30.0"
+NODE_DIR = os.path.join(HERE, ".node")
+TOOLS = ["switchyard", "ort", "torch"]
+TOOL_TITLES = {"switchyard": "Switchyard", "ort": "ORT", "torch": "PyTorch"}
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2"]
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ensure_ort(version: str) -> None:
+    pkg = os.path.join(NODE_DIR, "node_modules", "onnxruntime-node", "package.json")
+    if os.path.exists(pkg):
+        with open(pkg) as f:
+            if json.load(f).get("version") == version:
+                return
+    if not shutil.which("npm") or not shutil.which("node"):
+        raise SystemExit("error: node and npm are needed for the ONNX Runtime column (or pass --tools without ort)")
+    log(f"installing onnxruntime-node@{version} into {NODE_DIR}")
+    os.makedirs(NODE_DIR, exist_ok=True)
+    # --ignore-scripts: the postinstall step only fetches GPU binaries; the
+    # CPU library ships inside the package.
+    subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", NODE_DIR,
+                    f"onnxruntime-node@{version}"], check=True)
+
+
+def input_args(models_dir: str, model: str):
+    folder = os.path.join(models_dir, model + ".inputs")
+    args = []
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".npy"):
+            args += ["--input", f"{f[:-4]}={os.path.join(folder, f)}"]
+    return args
+
+
+def command(tool: str, model: str, threads: int, a) -> list:
+    onnx = os.path.join(a.models_dir, model + ".onnx")
+    inputs = input_args(a.models_dir, model)
+    common = ["--threads", str(threads), "--runs", str(a.runs), "--warmup", str(a.warmup)]
+    if tool == "switchyard":
+        return [a.switchyard, "bench", onnx, "--json"] + common + inputs
+    if tool == "ort":
+        return ["node", os.path.join(HERE, "ort_bench.mjs"), onnx] + common + inputs
+    return ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), model, "--max-seconds",
+            str(a.torch_max_seconds)] + common + inputs
+
+
+def run_one(tool: str, model: str, threads: int, a) -> dict:
+    cmd = command(tool, model, threads, a)
+    start = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {a.timeout} s"}
+    wall = time.perf_counter() - start
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode != 0 or not lines:
+        tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return {"error": f"exit {p.returncode}: {tail}"}
+    result = json.loads(lines[-1])
+    result["process_wall_s"] = round(wall, 2)
+    return result
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def aggregate(rounds: list) -> dict:
+    ok = [r for r in rounds if "error" not in r]
+    if not ok:
+        return {"error": rounds[-1]["error"] if rounds else "not run"}
+    return {
+        "rounds": len(ok),
+        "runs": sum(r["runs"] for r in ok),
+        "median_ms": median([r["median_ms"] for r in ok]),
+        "p90_ms": median([r["p90_ms"] for r in ok]),
+        "min_ms": min(r["min_ms"] for r in ok),
+        "first_run_ms": median([r["first_run_ms"] for r in ok]),
+        "session_create_ms": median([r["session_create_ms"] for r in ok]),
+        "peak_rss_mib": max(r["peak_rss_mib"] for r in ok),
+        "errors": len(rounds) - len(ok),
+    }
+
+
+def fmt(x, digits=1):
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "compare_raw.json"), "w") as f:
+        json.dump({"env": env, "results": [
+            {"model": m, "threads": t, "tool": tool, "rounds": rs} for (m, t, tool), rs in table.items()]}, f, indent=1)
+
+    agg = {k: aggregate(v) for k, v in table.items()}
+    keys = sorted({(m, t) for (m, t, _) in table}, key=lambda k: (a.models.index(k[0]), k[1]))
+
+    with open(os.path.join(out, "compare.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "threads", "tool", "rounds", "timed_runs", "median_ms", "p90_ms", "min_ms",
+                    "first_run_ms", "session_create_ms", "peak_rss_mib", "error"])
+        for m, t in keys:
+            for tool in a.tools:
+                g = agg.get((m, t, tool), {"error": "not run"})
+                w.writerow([m, t, tool, g.get("rounds", 0), g.get("runs", 0)] +
+                           [round(g[c], 3) if c in g else "" for c in ("median_ms", "p90_ms", "min_ms", "first_run_ms",
+                                                    "session_create_ms", "peak_rss_mib")] + [g.get("error", "")])
+
+    def med(m, t, tool):
+        return agg.get((m, t, tool), {}).get("median_ms")
+
+    lines = ["# Switchyard vs ONNX Runtime vs PyTorch", "",
+             f"{env['date']}, {env['cpu']}, {env['cores']} cores. "
+             f"{a.rounds} interleaved round(s) of {a.runs} timed runs (+{a.warmup} warm-up) per tool; "
+             "each cell is the median of the per-round medians, in ms (lower is better). "
+             "Ratios below 1 mean Switchyard is faster.", ""]
+    head = ["model", "threads"] + [f"{TOOL_TITLES[t]} ms" for t in a.tools]
+    if "ort" in a.tools:
+        head.append("Switchyard/ORT")
+    if "torch" in a.tools:
+        head.append("Switchyard/PyTorch")
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for m, t in keys:
+        row = [m, str(t)] + [fmt(med(m, t, tool)) for tool in a.tools]
+        if "ort" in a.tools:
+            row.append(fmt(ratio(med(m, t, "switchyard"), med(m, t, "ort")), 2))
+        if "torch" in a.tools:
+            row.append(fmt(ratio(med(m, t, "switchyard"), med(m, t, "torch")), 3))
+        lines.append("| " + " | ".join(row) + " |")
+
+    lines += ["", "## Session creation, first run, peak memory", "",
+              "| model | threads | tool | create ms | first run ms | p90 ms | min ms | peak RSS MiB | timed runs |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for m, t in keys:
+        for tool in a.tools:
+            g = agg.get((m, t, tool), {"error": "not run"})
+            if "error" in g:
+                lines.append(f"| {m} | {t} | {TOOL_TITLES[tool]} | error: {g['error']} | | | | | |")
+                continue
+            lines.append(f"| {m} | {t} | {TOOL_TITLES[tool]} | {fmt(g['session_create_ms'])} | "
+                         f"{fmt(g['first_run_ms'])} | {fmt(g['p90_ms'])} | {fmt(g['min_ms'])} | "
+                         f"{fmt(g['peak_rss_mib'])} | {g['runs']} |")
+    lines += ["", "Notes:", "",
+              f"- Switchyard: `{os.path.relpath(a.switchyard, ROOT)} bench --json`, default session options.",
+              f"- ORT: onnxruntime-node {env.get('ort_version', '?')} (CPU EP, graph optimisation `all`, "
+              "sequential execution, interOpNumThreads 1); times include the Node.js async `run` overhead.",
+              f"- PyTorch: {env.get('torch', '?')}, eager, `inference_mode`, set_num_threads(N), interop 1; "
+              "'create' is building the module with random weights (for the CNNs also BatchNorm calibration), "
+              "not loading a file. Runs are capped at "
+              f"{a.torch_max_seconds:g} s per process (at least 2 timed runs), so slow models have fewer runs.",
+              f"- PyTorch BLAS: {env.get('torch_blas', '?')}.",
+              "- Peak RSS is per process (Node.js and Python interpreters included), the max over rounds.", ""]
+    for (m, t, tool), rs in table.items():
+        for r in rs:
+            if "error" in r:
+                lines.append(f"- {TOOL_TITLES[tool]} failed on {m} ({t} threads): {r['error']}")
+    with open(os.path.join(out, "compare.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+    if not chart:
+        return
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib is not available for /usr/bin/python3: no chart written")
+        return
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(keys)), 4))
+    width = 0.8 / len(a.tools)
+    for i, tool in enumerate(a.tools):
+        ys = [med(m, t, tool) or 0 for m, t in keys]
+        ax.bar([k + i * width for k in range(len(keys))], ys, width, label=TOOL_TITLES[tool])
+    ax.set_xticks([k + width * (len(a.tools) - 1) / 2 for k in range(len(keys))])
+    ax.set_xticklabels([f"{m}\n{t} thr" for m, t in keys])
+    ax.set_ylabel("median latency, ms (log)")
+    ax.set_yscale("log")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "compare.png"), dpi=120)
+
+
+def environment(a) -> dict:
+    env = {"date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count(), "cpu": "unknown CPU"}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    env["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    if "ort" in a.tools:
+        with open(os.path.join(NODE_DIR, "node_modules", "onnxruntime-node", "package.json")) as f:
+            env["ort_version"] = json.load(f)["version"]
+    if "torch" in a.tools:
+        p = subprocess.run(["/usr/bin/python3", "-c",
+                            "import torch,re; c=torch.__config__.show(); m=re.search(r'BLAS_INFO=(\\w+)', c); "
+                            "print(torch.__version__); print(m.group(1) if m else '?')"],
+                           capture_output=True, text=True)
+        out = p.stdout.split()
+        if len(out) >= 2:
+            env["torch"] = "torch " + out[0]
+            blas = out[1]
+            real = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+            env["torch_blas"] = f"BLAS_INFO={blas}, libblas.so.3 -> {real}" + (
+                " (the netlib reference BLAS: unoptimised, single-threaded, so PyTorch's Linear/MatMul are very "
+                "slow here; this measures the installed Debian stack, not PyTorch at its best)"
+                if "/blas/libblas.so" in real else "")
+    return env
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default: %(default)s)")
+    parser.add_argument("--runs", type=int, default=10, help="timed runs per process (default: %(default)s)")
+    parser.add_argument("--warmup", type=int, default=2, help="warm-up runs after the first (default: %(default)s)")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds (default: %(default)s)")
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--models-dir", default=os.path.join(ROOT, "build", "models"))
+    parser.add_argument("--switchyard", default=os.path.join(ROOT, "build", "switchyard"))
+    parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--torch-max-seconds", type=float, default=10.0,
+                        help="cap on PyTorch's timed loop per process (default: %(default)s)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="per-process timeout, s (default: %(default)s)")
+    parser.add_argument("--ort-version", default=ORT_VERSION)
+    a = parser.parse_args()
+    a.models = [m.strip() for m in a.models.split(",") if m.strip()]
+    a.tools = [t.strip() for t in a.tools.split(",") if t.strip()]
+    threads = [int(t) for t in a.threads.split(",") if t.strip()]
+    bad = [t for t in a.tools if t not in TOOLS]
+    if bad:
+        parser.error(f"unknown tool(s) {bad}; choose from {TOOLS}")
+    for m in a.models:
+        if not os.path.exists(os.path.join(a.models_dir, m + ".onnx")):
+            parser.error(f"{a.models_dir}/{m}.onnx not found: export it with "
+                         f"/usr/bin/python3 bench/models/export_all.py --out {a.models_dir}")
+    if "switchyard" in a.tools and not os.access(a.switchyard, os.X_OK):
+        parser.error(f"{a.switchyard} not found: build it (ninja -C build switchyard) or pass --switchyard")
+    if "ort" in a.tools:
+        ensure_ort(a.ort_version)
+
+    env = environment(a)
+    table = {}
+    start = time.perf_counter()
+    for m in a.models:
+        for t in threads:
+            for k in range(a.rounds):
+                for tool in a.tools:
+                    r = run_one(tool, m, t, a)
+                    table.setdefault((m, t, tool), []).append(r)
+                    what = r["error"] if "error" in r else f"median {r['median_ms']:.2f} ms ({r['runs']} runs)"
+                    log(f"[{time.perf_counter() - start:6.0f} s] {m} threads={t} round {k + 1}/{a.rounds} "
+                        f"{tool}: {what}")
+            # Written after every model/thread pair so an interrupted run
+            # still leaves the finished rows.
+            write_outputs(a.out, table, a, env, chart=False)
+    write_outputs(a.out, table, a, env, chart=True)
+    print(open(os.path.join(a.out, "compare.md")).read())
+    log(f"wrote {a.out}/compare.md, compare.csv, compare_raw.json in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
