@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <random>
 
+#include "switchyard/npy.h"
+
 namespace sy::cli {
 
 std::optional<std::string> Args::get(const std::string& flag) const {
@@ -178,6 +180,72 @@ Result<Tensor> random_input(const ValueInfo& info, const std::map<std::string, i
                              "; give it with --input " + info.name + "=FILE.npy");
   }
   return t;
+}
+
+namespace {
+
+// "NAME=VALUE" -> (NAME, VALUE); an error naming the flag otherwise.
+Result<std::pair<std::string, std::string>> split_assignment(const std::string& flag, const std::string& text,
+                                                             const char* form) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return invalid_argument(flag + " takes " + form + ", got '" + text + "'");
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+}  // namespace
+
+Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch) {
+  std::map<std::string, int64_t> dims;
+  for (const std::string& d : args.all("--dim")) {
+    SY_ASSIGN_OR_RETURN(auto kv, split_assignment("--dim", d, "SYMBOL=VALUE"));
+    char* end = nullptr;
+    const long long v = std::strtoll(kv.second.c_str(), &end, 10);
+    if (end == kv.second.c_str() || *end != '\0' || v < 0)
+      return invalid_argument("--dim " + kv.first + " must be a number >= 0; got '" + kv.second + "'");
+    dims[kv.first] = v;
+  }
+  std::map<std::string, std::string> files;
+  for (const std::string& in : args.all("--input")) {
+    SY_ASSIGN_OR_RETURN(auto kv, split_assignment("--input", in, "NAME=FILE.npy"));
+    bool known = false;
+    for (const ValueInfo& info : session.inputs()) known |= info.name == kv.first;
+    if (!known) {
+      std::string names;
+      for (const ValueInfo& info : session.inputs()) names += " " + info.name;
+      return invalid_argument("--input " + kv.first + ": the model has no input of that name; its inputs are:" + names);
+    }
+    files[kv.first] = kv.second;
+  }
+  auto seed = static_cast<uint32_t>(std::strtoul(args.get("--seed").value_or("0").c_str(), nullptr, 10));
+  Feeds feeds;
+  for (const ValueInfo& info : session.inputs()) {
+    auto f = files.find(info.name);
+    if (f != files.end()) {
+      auto t = load_npy(f->second);
+      if (!t.ok()) return t.status().with_context("input '" + info.name + "'");
+      feeds.tensors.emplace_back(info.name, std::move(t).value());
+      feeds.sources.push_back("from " + f->second);
+      continue;
+    }
+    std::map<std::string, int64_t> d = dims;
+    if (!info.shape.empty() && info.shape[0].value < 0 && !d.count(info.shape[0].symbol)) d[info.shape[0].symbol] = batch;
+    SY_ASSIGN_OR_RETURN(Tensor t, random_input(info, d, seed++));
+    feeds.tensors.emplace_back(info.name, std::move(t));
+    feeds.sources.push_back("(random)");
+  }
+  return feeds;
+}
+
+std::string shape_string(const ValueInfo& info) {
+  if (!info.has_shape) return "[?]";
+  std::string s = "[";
+  for (size_t i = 0; i < info.shape.size(); ++i) {
+    if (i) s += ",";
+    const DimInfo& d = info.shape[i];
+    s += d.value >= 0 ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
+  }
+  return s + "]";
 }
 
 std::string summarize(const Tensor& t) {

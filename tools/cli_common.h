@@ -35,6 +35,20 @@ Result<SessionOptions> session_options_from(const Args& args);
 // (inputs named *mask* all 1), bools 0/1.
 Result<Tensor> random_input(const ValueInfo& info, const std::map<std::string, int64_t>& dims, uint32_t seed);
 
+struct Feeds {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::vector<std::string> sources;  // per feed: "from FILE" or "(random)"
+};
+
+// The inputs for a run: --input NAME=FILE.npy where given, random data
+// (--seed) elsewhere, with symbolic dims from --dim SYMBOL=VALUE, and an
+// unset symbolic first dim set to `batch`. InvalidArgument for bad flags or
+// unknown input names.
+Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch = 1);
+
+// "[batch,3,224,224]"
+std::string shape_string(const ValueInfo& info);
+
 // "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"
 std::string summarize(const Tensor& t);
 

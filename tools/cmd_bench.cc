@@ -9,7 +9,6 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "switchyard/npy.h"
 
 namespace sy::cli {
 namespace {
@@ -56,45 +55,13 @@ int cmd_bench(int argc, char** argv) {
   }
   const double create_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
 
-  // Inputs: files where given, random data elsewhere; --batch sets every
-  // symbolic first dimension.
-  std::map<std::string, int64_t> dims;
-  for (const std::string& d : args.all("--dim")) {
-    const size_t eq = d.find('=');
-    if (eq == std::string::npos) {
-      std::cerr << "error: --dim takes SYMBOL=VALUE, got '" << d << "'\n";
-      return 2;
-    }
-    dims[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
-  }
   const int64_t batch = std::stoll(args.get("--batch").value_or("1"));
-  std::map<std::string, std::string> files;
-  for (const std::string& in : args.all("--input")) {
-    const size_t eq = in.find('=');
-    if (eq == std::string::npos) {
-      std::cerr << "error: --input takes NAME=FILE.npy, got '" << in << "'\n";
-      return 2;
-    }
-    files[in.substr(0, eq)] = in.substr(eq + 1);
+  auto made = make_feeds(args, **session, batch);
+  if (!made.ok()) {
+    std::cerr << "error: " << made.status().message() << "\n";
+    return made.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
   }
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  uint32_t seed = static_cast<uint32_t>(std::stoul(args.get("--seed").value_or("0")));
-  for (const ValueInfo& info : (*session)->inputs()) {
-    auto f = files.find(info.name);
-    Result<Tensor> t = Status(StatusCode::kFail, "");
-    if (f != files.end()) {
-      t = load_npy(f->second);
-    } else {
-      std::map<std::string, int64_t> d = dims;
-      if (!info.shape.empty() && info.shape[0].value < 0 && !d.count(info.shape[0].symbol)) d[info.shape[0].symbol] = batch;
-      t = random_input(info, d, seed++);
-    }
-    if (!t.ok()) {
-      std::cerr << "error: input '" << info.name << "': " << t.status().message() << "\n";
-      return 1;
-    }
-    feeds.emplace_back(info.name, std::move(t).value());
-  }
+  const std::vector<std::pair<std::string, Tensor>>& feeds = made->tensors;
 
   auto run_once = [&](double& ms) -> Status {
     const auto a = std::chrono::steady_clock::now();

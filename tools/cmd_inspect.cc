@@ -10,17 +10,6 @@
 namespace sy::cli {
 namespace {
 
-std::string shape_string(const ValueInfo& info) {
-  if (!info.has_shape) return "[?]";
-  std::string s = "[";
-  for (size_t i = 0; i < info.shape.size(); ++i) {
-    if (i) s += ",";
-    const DimInfo& d = info.shape[i];
-    s += d.value >= 0 ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
-  }
-  return s + "]";
-}
-
 void count_ops(const Graph& graph, std::map<std::string, int>& histogram) {
   for (const Node& n : graph.nodes) {
     if (n.removed) continue;

@@ -6,7 +6,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "switchyard/npy.h"
+#include "switchyard/npy.h"  // save_npy
 
 namespace sy::cli {
 
@@ -37,58 +37,14 @@ int cmd_run(int argc, char** argv) {
     std::cerr << "error: " << session.status().to_string() << "\n";
     return 1;
   }
-  std::map<std::string, int64_t> dims;
-  for (const std::string& d : args.all("--dim")) {
-    const size_t eq = d.find('=');
-    if (eq == std::string::npos) {
-      std::cerr << "error: --dim takes SYMBOL=VALUE, got '" << d << "'\n";
-      return 2;
-    }
-    dims[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
+  auto feeds = make_feeds(args, **session);
+  if (!feeds.ok()) {
+    std::cerr << "error: " << feeds.status().message() << "\n";
+    return feeds.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
   }
-  const uint32_t seed = static_cast<uint32_t>(std::stoul(args.get("--seed").value_or("0")));
-
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  std::map<std::string, std::string> files;
-  for (const std::string& in : args.all("--input")) {
-    const size_t eq = in.find('=');
-    if (eq == std::string::npos) {
-      std::cerr << "error: --input takes NAME=FILE.npy, got '" << in << "'\n";
-      return 2;
-    }
-    files[in.substr(0, eq)] = in.substr(eq + 1);
-  }
-  for (const auto& [name, file] : files) {
-    bool known = false;
-    for (const ValueInfo& info : (*session)->inputs()) known |= info.name == name;
-    if (!known) {
-      std::cerr << "error: --input " << name << ": the model has no input of that name; its inputs are:";
-      for (const ValueInfo& info : (*session)->inputs()) std::cerr << " " << info.name;
-      std::cerr << "\n";
-      return 2;
-    }
-  }
-  uint32_t k = 0;
-  for (const ValueInfo& info : (*session)->inputs()) {
-    auto f = files.find(info.name);
-    if (f != files.end()) {
-      auto t = load_npy(f->second);
-      if (!t.ok()) {
-        std::cerr << "error: input '" << info.name << "': " << t.status().message() << "\n";
-        return 1;
-      }
-      feeds.emplace_back(info.name, std::move(t).value());
-      std::cout << "input  " << info.name << ": " << summarize(feeds.back().second) << " from " << f->second << "\n";
-    } else {
-      auto t = random_input(info, dims, seed + k++);
-      if (!t.ok()) {
-        std::cerr << "error: " << t.status().message() << "\n";
-        return 1;
-      }
-      feeds.emplace_back(info.name, std::move(t).value());
-      std::cout << "input  " << info.name << ": " << summarize(feeds.back().second) << " (random)\n";
-    }
-  }
+  for (size_t i = 0; i < feeds->tensors.size(); ++i)
+    std::cout << "input  " << feeds->tensors[i].first << ": " << summarize(feeds->tensors[i].second) << " "
+              << feeds->sources[i] << "\n";
 
   const int runs = std::max(1, std::stoi(args.get("--runs").value_or("1")));
   Result<std::vector<Tensor>> outputs = Status(StatusCode::kFail, "not run");
@@ -96,7 +52,7 @@ int cmd_run(int argc, char** argv) {
   std::vector<double> times;
   for (int r = 0; r < runs; ++r) {
     const auto a = std::chrono::steady_clock::now();
-    outputs = (*session)->run(feeds);
+    outputs = (*session)->run(feeds->tensors);
     const auto b = std::chrono::steady_clock::now();
     if (!outputs.ok()) {
       std::cerr << "error: " << outputs.status().to_string() << "\n";
