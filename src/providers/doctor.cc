@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "core/environment.h"
 #include "providers/probe/cuda_probe.h"
 #include "providers/probe/library_probe.h"
 #include "providers/provider_factory.h"
@@ -18,16 +19,6 @@ namespace {
 // The CUDA provider is built for CUDA 13 with sm_80 and sm_90 code and
 // compute_90 PTX (issue 6); until it is built these are what it will need.
 constexpr int kCudaBuiltFor = 13000;
-
-std::string env_value(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
-
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string s;
@@ -51,9 +42,8 @@ DoctorCheck library_check(const std::vector<std::string>& sonames) {
 }
 
 void add_disable_env(ProviderDiagnosis& d) {
-  const std::string var = "SWITCHYARD_DISABLE_" + upper(d.short_name);
-  const std::string v = env_value(var.c_str());
-  if (!v.empty() && v != "0") d.environment.push_back(var + "=" + v + " (turns " + d.name + " off)");
+  const std::string setting = provider_disabled_by(d.name, d.short_name);
+  if (!setting.empty()) d.environment.push_back(setting + " (turns " + d.name + " off)");
 }
 
 ProviderDiagnosis diagnose_cpu() {
@@ -101,10 +91,8 @@ ProviderDiagnosis diagnose_cuda(bool built) {
                         (runnable ? "runnable (" + how + ")" : "NOT runnable: no kernel image for compute capability below 8.0"));
   }
   d.device_present = !drv.gpus.empty();
-  for (const char* var : {"CUDA_VISIBLE_DEVICES", "ORT_CUDA_UNAVAILABLE"}) {
-    const std::string v = env_value(var);
-    if (!v.empty()) d.environment.push_back(std::string(var) + "=" + v);
-  }
+  if (const std::string visible = env_value("CUDA_VISIBLE_DEVICES"); !visible.empty())
+    d.environment.push_back("CUDA_VISIBLE_DEVICES=" + visible);
   add_disable_env(d);
 
   bool libs_ok = true;
@@ -115,7 +103,7 @@ ProviderDiagnosis diagnose_cuda(bool built) {
     missing += (missing.empty() ? "" : "; ") + c.what + ": " + c.detail;
   }
   d.loadable = built && libs_ok;
-  d.usable = d.loadable && d.device_present && d.environment.empty();
+  d.usable = d.loadable && d.device_present;  // the disable variables are applied below
   if (!built) {
     d.reason = "not built into this installation (this version of Switchyard has no CUDA provider yet)";
     d.fix = "run on the CPU for now; the library and driver checks of `switchyard doctor` show what a CUDA "
@@ -217,13 +205,12 @@ ProviderDiagnosis diagnose_provider(const std::string& name) {
     return unknown;
   }
   ProviderDiagnosis& d = out.front();
-  if (d.usable && !d.environment.empty())
-    for (const std::string& e : d.environment)
-      if (e.rfind("SWITCHYARD_DISABLE_", 0) == 0) {
-        d.usable = false;
-        d.reason = "disabled by " + e;
-        d.fix = "unset the variable";
-      }
+  // One rule for every provider, the same the session applies.
+  if (const std::string setting = provider_disabled_by(d.name, d.short_name); d.usable && !setting.empty()) {
+    d.usable = false;
+    d.reason = "disabled by the environment variable " + setting;
+    d.fix = "unset it";
+  }
   return d;
 }
 

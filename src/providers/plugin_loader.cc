@@ -1,5 +1,7 @@
 #include "providers/plugin_loader.h"
 
+#include "core/environment.h"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -30,17 +32,8 @@ std::unique_ptr<ExecutionProvider> unavailable(const ProviderInfo& info, std::st
 
 std::vector<std::string> provider_search_path() {
   std::vector<std::string> dirs;
-  if (const char* env = std::getenv("SWITCHYARD_PROVIDER_PATH")) {
-    std::string s = env;
-    size_t start = 0;
-    while (start <= s.size()) {
-      size_t colon = s.find(':', start);
-      if (colon == std::string::npos) colon = s.size();
-      if (colon > start) dirs.push_back(s.substr(start, colon - start));
-      start = colon + 1;
-    }
-    return dirs;  // an explicit path replaces the defaults
-  }
+  if (std::getenv("SWITCHYARD_PROVIDER_PATH") != nullptr)
+    return split_path_list(env_value("SWITCHYARD_PROVIDER_PATH"));  // an explicit path replaces the defaults
   const std::string exe = executable_dir();
   if (!exe.empty()) {
     dirs.push_back(exe);

@@ -8,6 +8,7 @@
 #include <map>
 #include <thread>
 
+#include "core/environment.h"
 #include "model/loader.h"
 #include "model/resolve.h"
 #include "optimizer/optimizer.h"
@@ -40,20 +41,10 @@ std::string shape_of(const ValueInfo& info) {
   return s + "]";
 }
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && v[0] != '\0' && std::string(v) != "0";
-}
-
-// SWITCHYARD_DISABLE_<SHORT NAME>=1 (and ORT_CUDA_UNAVAILABLE for CUDA)
-// turns a provider off; the reason says which variable did it.
+// The environment turning a provider off, as a reason (empty when it does not).
 std::string disabled_by_environment(const ExecutionProvider& provider) {
-  std::string var = "SWITCHYARD_DISABLE_";
-  for (char c : provider.short_name()) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (env_flag(var.c_str())) return "disabled by the environment variable " + var + "=" + std::getenv(var.c_str());
-  if (provider.name() == "CUDAExecutionProvider" && env_flag("ORT_CUDA_UNAVAILABLE"))
-    return std::string("disabled by the environment variable ORT_CUDA_UNAVAILABLE=") + std::getenv("ORT_CUDA_UNAVAILABLE");
-  return {};
+  const std::string setting = provider_disabled_by(provider.name(), provider.short_name());
+  return setting.empty() ? setting : "disabled by the environment variable " + setting;
 }
 
 // Applies the policy: allow -> nothing, warn -> a WARNING line, error -> fail.

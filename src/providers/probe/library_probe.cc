@@ -1,5 +1,7 @@
 #include "providers/probe/library_probe.h"
 
+#include "core/environment.h"
+
 #include <dlfcn.h>
 #include <glob.h>
 #include <link.h>
@@ -28,16 +30,7 @@ void add_glob(std::vector<std::string>& v, const std::string& pattern) {
 
 std::vector<std::string> library_search_path() {
   std::vector<std::string> dirs;
-  if (const char* ld = std::getenv("LD_LIBRARY_PATH")) {
-    std::string s = ld;
-    size_t start = 0;
-    while (start <= s.size()) {
-      size_t colon = s.find(':', start);
-      if (colon == std::string::npos) colon = s.size();
-      add_unique(dirs, s.substr(start, colon - start));
-      start = colon + 1;
-    }
-  }
+  for (const std::string& d : split_path_list(env_value("LD_LIBRARY_PATH"))) add_unique(dirs, d);
   add_unique(dirs, "/usr/local/cuda/lib64");
   add_unique(dirs, "/usr/local/cuda/targets/x86_64-linux/lib");
   // pip's nvidia-*-cu12 / -cu13 wheels put their libraries here.
