@@ -131,8 +131,10 @@ Status eliminate_identities(Graph& graph, int* removed) {
         if (v == out) v = in;
     node.removed = true;
     ++*removed;
-    graph.rebuild_links();
   }
+  // One relink at the end: consumer lists of the removed identities' outputs
+  // stay valid during the loop, since only node inputs were rewritten.
+  graph.rebuild_links();
   return ok_status();
 }
 
