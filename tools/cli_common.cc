@@ -237,17 +237,6 @@ Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch
   return feeds;
 }
 
-std::string shape_string(const ValueInfo& info) {
-  if (!info.has_shape) return "[?]";
-  std::string s = "[";
-  for (size_t i = 0; i < info.shape.size(); ++i) {
-    if (i) s += ",";
-    const DimInfo& d = info.shape[i];
-    s += d.value >= 0 ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
-  }
-  return s + "]";
-}
-
 std::string summarize(const Tensor& t) {
   std::string s = t.describe();
   if (t.num_elements() == 0) return s + " (empty)";

@@ -46,9 +46,6 @@ struct Feeds {
 // unknown input names.
 Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch = 1);
 
-// "[batch,3,224,224]"
-std::string shape_string(const ValueInfo& info);
-
 // "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"
 std::string summarize(const Tensor& t);
 

@@ -177,6 +177,9 @@ class Session {
 using LogFunction = std::function<void(LogLevel level, const std::string& log_id, const std::string& message)>;
 void set_log_function(LogFunction function);
 
+// A declared shape as text: "[batch,3,224,224]", "[?]" when the rank is unknown.
+std::string shape_string(const ValueInfo& info);
+
 // Long names of the providers that can load on this machine.
 std::vector<std::string> available_providers();
 // Long names of every provider Switchyard knows.

@@ -30,16 +30,6 @@ ValueInfo make_value_info(const Value& v) {
   return info;
 }
 
-std::string shape_of(const ValueInfo& info) {
-  if (!info.has_shape) return "[?]";
-  std::string s = "[";
-  for (size_t i = 0; i < info.shape.size(); ++i) {
-    if (i) s += ",";
-    const DimInfo& d = info.shape[i];
-    s += d.value >= 0 ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
-  }
-  return s + "]";
-}
 
 // The environment turning a provider off, as a reason (empty when it does not).
 std::string disabled_by_environment(const ExecutionProvider& provider) {
@@ -335,11 +325,11 @@ Status check_container_feed(const ValueInfo& info, const ValueType& type, const 
   return ok_status();
 }
 
-Status Session::Impl::check_feed(const ValueInfo& info, const Value& value, const Tensor& feed) const {
-  if (value.type.kind == ValueType::Kind::kSequence || value.type.kind == ValueType::Kind::kOptional) {
-    SY_RETURN_IF_ERROR(check_container_feed(info, value.type, feed));
+Status Session::Impl::check_feed(const ValueInfo& info, const ValueType& type, const Tensor& feed) const {
+  if (type.kind == ValueType::Kind::kSequence || type.kind == ValueType::Kind::kOptional) {
+    SY_RETURN_IF_ERROR(check_container_feed(info, type, feed));
     if (!feed.is_tensor()) return ok_status();
-    if (value.type.element) return check_feed(info, Value{value.name, *value.type.element}, feed);
+    if (type.element) return check_feed(info, *type.element, feed);  // optional(tensor)
     return ok_status();
   }
   if (!feed.is_tensor())
@@ -347,19 +337,19 @@ Status Session::Impl::check_feed(const ValueInfo& info, const Value& value, cons
   if (!feed.device().is_cpu())
     return invalid_argument("input '" + info.name + "': tensors must be in host memory, got one on " +
                             feed.device().to_string());
-  if (value.type.dtype != DataType::kUndefined && feed.dtype() != value.type.dtype)
+  if (type.dtype != DataType::kUndefined && feed.dtype() != type.dtype)
     return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " +
                             tensor_type_string(feed.dtype()));
-  if (!value.type.has_shape) return ok_status();
+  if (!type.has_shape) return ok_status();
   const Shape& s = feed.shape();
-  if (s.rank() != value.type.rank())
-    return invalid_argument("input '" + info.name + "': expected rank " + std::to_string(value.type.rank()) + " " +
-                            shape_of(info) + ", got rank " + std::to_string(s.rank()) + " " + s.to_string());
+  if (s.rank() != type.rank())
+    return invalid_argument("input '" + info.name + "': expected rank " + std::to_string(type.rank()) + " " +
+                            shape_string(info) + ", got rank " + std::to_string(s.rank()) + " " + s.to_string());
   for (size_t i = 0; i < s.rank(); ++i) {
-    const Dim& d = value.type.dims[i];
+    const Dim& d = type.dims[i];
     if (d.is_known() && d.value != s[i])
       return invalid_argument("input '" + info.name + "': dimension " + std::to_string(i) + " must be " +
-                              std::to_string(d.value) + " (expected shape " + shape_of(info) + "), got shape " +
+                              std::to_string(d.value) + " (expected shape " + shape_string(info) + "), got shape " +
                               s.to_string());
   }
   return ok_status();
@@ -437,16 +427,15 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     bool matched = false;
     for (size_t i = 0; i < input_values.size(); ++i) {
       if (input_infos[i].name != name) continue;
-      const Value& value = graph.values[static_cast<size_t>(input_values[i])];
-      SY_RETURN_IF_ERROR(check_feed(input_infos[i], value, tensor));
+      SY_RETURN_IF_ERROR(check_feed(input_infos[i], graph.values[static_cast<size_t>(input_values[i])].type, tensor));
       frame->values[static_cast<size_t>(input_values[i])] = tensor;
       bound[i] = true;
       matched = true;
     }
     for (size_t i = 0; i < overridable.size() && !matched; ++i) {
       if (overridable_infos[i].name != name) continue;
-      const Value& value = graph.values[static_cast<size_t>(overridable[i].first)];
-      SY_RETURN_IF_ERROR(check_feed(overridable_infos[i], value, tensor));
+      SY_RETURN_IF_ERROR(
+          check_feed(overridable_infos[i], graph.values[static_cast<size_t>(overridable[i].first)].type, tensor));
       frame->values[static_cast<size_t>(overridable[i].first)] = tensor;
       matched = true;
     }
@@ -459,7 +448,7 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
   for (size_t i = 0; i < input_values.size(); ++i)
     if (!bound[i])
       return invalid_argument("input '" + input_infos[i].name + "' (" + input_infos[i].type + " " +
-                              shape_of(input_infos[i]) + ") is required but was not given");
+                              shape_string(input_infos[i]) + ") is required but was not given");
   for (const auto& [v, default_value] : overridable)
     if (!frame->values[static_cast<size_t>(v)].defined()) frame->values[static_cast<size_t>(v)] = default_value;
 
@@ -614,6 +603,17 @@ std::vector<std::string> all_providers() {
 }
 
 const char* version_string() { return SWITCHYARD_VERSION; }
+
+std::string shape_string(const ValueInfo& info) {
+  if (!info.has_shape) return "[?]";
+  std::string s = "[";
+  for (size_t i = 0; i < info.shape.size(); ++i) {
+    if (i) s += ",";
+    const DimInfo& d = info.shape[i];
+    s += d.value >= 0 ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
+  }
+  return s + "]";
+}
 
 void set_log_function(LogFunction function) {
   if (!function) {

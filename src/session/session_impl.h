@@ -64,7 +64,7 @@ class Session::Impl {
   std::vector<std::pair<ValueId, Tensor>> overridable;
 
  private:
-  Status check_feed(const ValueInfo& info, const Value& value, const Tensor& feed) const;
+  Status check_feed(const ValueInfo& info, const ValueType& type, const Tensor& feed) const;
   void record_profile_event(const PlanStep& step, std::chrono::steady_clock::time_point started) const;
   std::unique_ptr<ExecutionFrame> acquire_frame() const;
   void release_frame(std::unique_ptr<ExecutionFrame> frame) const;
