@@ -64,6 +64,28 @@ Status require_same_dtype(const KernelContext& ctx, size_t i, size_t j) {
                                std::to_string(i) + ")");
 }
 
+// The common start of a two-input broadcasting kernel: both inputs present
+// (and of one type when `same_dtype`), the broadcast plan, and output 0
+// allocated with `out_dtype` (kUndefined: input 0's type).
+struct BinaryArgs {
+  const Tensor* a = nullptr;
+  const Tensor* b = nullptr;
+  Tensor* y = nullptr;
+  BroadcastPlan plan;
+};
+
+Status prepare_binary(KernelContext& ctx, bool same_dtype, DataType out_dtype, BinaryArgs& args) {
+  SY_RETURN_IF_ERROR(require_inputs(ctx, 2));
+  if (same_dtype) SY_RETURN_IF_ERROR(require_same_dtype(ctx, 0, 1));
+  args.a = ctx.input(0);
+  args.b = ctx.input(1);
+  Shape out_shape;
+  SY_RETURN_IF_ERROR(plan_binary(ctx, *args.a, *args.b, out_shape, args.plan));
+  SY_ASSIGN_OR_RETURN(args.y, ctx.allocate_output(0, out_dtype == DataType::kUndefined ? args.a->dtype() : out_dtype,
+                                                  out_shape));
+  return ok_status();
+}
+
 Status unsupported_dtype(const KernelContext& ctx, size_t i) {
   return kernel_error(ctx, "input " + std::to_string(i) + " has unsupported type " +
                                std::string(data_type_name(ctx.input(i)->dtype())));
@@ -275,14 +297,12 @@ class BinaryKernel final : public Kernel {
   BinaryKernel(const KernelCreateContext& /*ctx*/, Status& /*status*/) {}
 
   Status run(KernelContext& ctx) const override {
-    SY_RETURN_IF_ERROR(require_inputs(ctx, 2));
-    SY_RETURN_IF_ERROR(require_same_dtype(ctx, 0, 1));
-    const Tensor& a = *ctx.input(0);
-    const Tensor& b = *ctx.input(1);
-    Shape out_shape;
-    BroadcastPlan plan;
-    SY_RETURN_IF_ERROR(plan_binary(ctx, a, b, out_shape, plan));
-    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, kBoolOut ? DataType::kBool : a.dtype(), out_shape));
+    BinaryArgs args;
+    SY_RETURN_IF_ERROR(prepare_binary(ctx, true, kBoolOut ? DataType::kBool : DataType::kUndefined, args));
+    const Tensor& a = *args.a;
+    const Tensor& b = *args.b;
+    Tensor* y = args.y;
+    const BroadcastPlan& plan = args.plan;
     const bool handled = visit_type(Types{}, a.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using TO = std::conditional_t<kBoolOut, bool, T>;
@@ -304,14 +324,12 @@ class ModKernel final : public Kernel {
   }
 
   Status run(KernelContext& ctx) const override {
-    SY_RETURN_IF_ERROR(require_inputs(ctx, 2));
-    SY_RETURN_IF_ERROR(require_same_dtype(ctx, 0, 1));
-    const Tensor& a = *ctx.input(0);
-    const Tensor& b = *ctx.input(1);
-    Shape out_shape;
-    BroadcastPlan plan;
-    SY_RETURN_IF_ERROR(plan_binary(ctx, a, b, out_shape, plan));
-    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), out_shape));
+    BinaryArgs args;
+    SY_RETURN_IF_ERROR(prepare_binary(ctx, true, DataType::kUndefined, args));
+    const Tensor& a = *args.a;
+    const Tensor& b = *args.b;
+    Tensor* y = args.y;
+    const BroadcastPlan& plan = args.plan;
     const bool handled = visit_type(NumericTypes{}, a.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (fmod_) {
@@ -339,14 +357,12 @@ class BitShiftKernel final : public Kernel {
   }
 
   Status run(KernelContext& ctx) const override {
-    SY_RETURN_IF_ERROR(require_inputs(ctx, 2));
-    SY_RETURN_IF_ERROR(require_same_dtype(ctx, 0, 1));
-    const Tensor& a = *ctx.input(0);
-    const Tensor& b = *ctx.input(1);
-    Shape out_shape;
-    BroadcastPlan plan;
-    SY_RETURN_IF_ERROR(plan_binary(ctx, a, b, out_shape, plan));
-    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), out_shape));
+    BinaryArgs args;
+    SY_RETURN_IF_ERROR(prepare_binary(ctx, true, DataType::kUndefined, args));
+    const Tensor& a = *args.a;
+    const Tensor& b = *args.b;
+    Tensor* y = args.y;
+    const BroadcastPlan& plan = args.plan;
     const bool handled = visit_type(UnsignedIntTypes{}, a.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (left_) {
@@ -386,13 +402,12 @@ class PowKernel final : public Kernel {
   PowKernel(const KernelCreateContext& /*ctx*/, Status& /*status*/) {}
 
   Status run(KernelContext& ctx) const override {
-    SY_RETURN_IF_ERROR(require_inputs(ctx, 2));
-    const Tensor& a = *ctx.input(0);
-    const Tensor& b = *ctx.input(1);
-    Shape out_shape;
-    BroadcastPlan plan;
-    SY_RETURN_IF_ERROR(plan_binary(ctx, a, b, out_shape, plan));
-    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), out_shape));
+    BinaryArgs args;
+    SY_RETURN_IF_ERROR(prepare_binary(ctx, false, DataType::kUndefined, args));
+    const Tensor& a = *args.a;
+    const Tensor& b = *args.b;
+    Tensor* y = args.y;
+    const BroadcastPlan& plan = args.plan;
     bool exponent_ok = true;
     const bool handled = visit_type(PowBaseTypes{}, a.dtype(), [&](auto base_tag) {
       using TB = typename decltype(base_tag)::type;
