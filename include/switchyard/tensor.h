@@ -40,6 +40,10 @@ class Tensor {
   // New zero-initialised tensor owning its memory (strings start empty).
   // Fails on negative dimensions, overflow, or allocation failure.
   static Result<Tensor> allocate(DataType dtype, const Shape& shape, Allocator* allocator = cpu_allocator());
+  // The same without zeroing, for memory a kernel is about to overwrite
+  // (strings are still constructed empty).
+  static Result<Tensor> allocate_uninitialized(DataType dtype, const Shape& shape,
+                                               Allocator* allocator = cpu_allocator());
   // A view of memory someone else owns; the caller keeps it alive.
   static Tensor view(DataType dtype, const Shape& shape, void* data, Device device = kCpuDevice);
   // A view whose lifetime is tied to `owner` (a mapped file, a parent buffer).
@@ -86,6 +90,8 @@ class Tensor {
   std::string describe() const;
 
  private:
+  static Result<Tensor> allocate_impl(DataType dtype, const Shape& shape, Allocator* allocator, bool zero);
+
   DataType dtype_ = DataType::kUndefined;
   Shape shape_;
   void* data_ = nullptr;

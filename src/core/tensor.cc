@@ -30,6 +30,14 @@ Status check_shape_is_sane(const Shape& shape, DataType dtype, const std::string
 }
 
 Result<Tensor> Tensor::allocate(DataType dtype, const Shape& shape, Allocator* allocator) {
+  return allocate_impl(dtype, shape, allocator, /*zero=*/true);
+}
+
+Result<Tensor> Tensor::allocate_uninitialized(DataType dtype, const Shape& shape, Allocator* allocator) {
+  return allocate_impl(dtype, shape, allocator, /*zero=*/false);
+}
+
+Result<Tensor> Tensor::allocate_impl(DataType dtype, const Shape& shape, Allocator* allocator, bool zero) {
   if (dtype == DataType::kUndefined) return invalid_argument("cannot allocate a tensor of undefined type");
   SY_RETURN_IF_ERROR(check_shape_is_sane(shape, dtype, "tensor"));
   Tensor t;
@@ -51,7 +59,7 @@ Result<Tensor> Tensor::allocate(DataType dtype, const Shape& shape, Allocator* a
       allocator->deallocate(q);
     });
   } else {
-    if (t.device_.is_cpu() || t.device_.type == DeviceType::kSimulated) std::memset(p, 0, bytes);
+    if (zero && (t.device_.is_cpu() || t.device_.type == DeviceType::kSimulated)) std::memset(p, 0, bytes);
     t.owner_ = std::shared_ptr<void>(p, [allocator](void* q) { allocator->deallocate(q); });
   }
   t.data_ = p;
@@ -107,7 +115,7 @@ Result<Tensor> Tensor::clone() const {
   }
   if (!device_.is_cpu() && device_.type != DeviceType::kSimulated)
     return invalid_argument("clone() of a tensor on " + device_.to_string() + " needs its provider's copy");
-  SY_ASSIGN_OR_RETURN(Tensor copy, allocate(dtype_, shape_));
+  SY_ASSIGN_OR_RETURN(Tensor copy, allocate_uninitialized(dtype_, shape_));
   copy.device_ = device_;
   if (dtype_ == DataType::kString) {
     const auto* src = data<std::string>();

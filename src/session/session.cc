@@ -80,7 +80,9 @@ class FrameKernelContext final : public KernelContext {
     const ValuePlan& vp = plan_.values[static_cast<size_t>(v)];
     Tensor& t = frame_.values[static_cast<size_t>(v)];
     if (vp.storage == ValueStorage::kOutput || dtype == DataType::kString) {
-      SY_ASSIGN_OR_RETURN(t, Tensor::allocate(dtype, shape, vp.allocator));
+      // Kernels write every element of their outputs, as they do in the
+      // reused slots, so there is nothing to zero.
+      SY_ASSIGN_OR_RETURN(t, Tensor::allocate_uninitialized(dtype, shape, vp.allocator));
       return &t;
     }
     if (Status st = check_shape_is_sane(shape, dtype, std::string()); !st.ok())
