@@ -100,6 +100,27 @@ int64_t elements_of(const Operand& op) {
 size_t align64(size_t n) { return (n + 63) / 64 * 64; }
 
 // Scratch carved in order; in measuring mode it only counts.
+// The label order an operand is copied into when it cannot be used in
+// place: groups of labels, each dim taken from the operand, or for
+// contracted (K) labels from the broadcast K dims.
+struct LabelLayout {
+  int labels[kMaxAxes];
+  int64_t dims[kMaxAxes];
+  int n = 0;
+  void add(const Operand& x, const int* group, int count) {
+    for (int i = 0; i < count; ++i, ++n) {
+      labels[n] = group[i];
+      dims[n] = x.dim_of(group[i]);
+    }
+  }
+  void add_k(const int* group, const int64_t* k_dims, int count) {
+    for (int i = 0; i < count; ++i, ++n) {
+      labels[n] = group[i];
+      dims[n] = k_dims[i];
+    }
+  }
+};
+
 struct Arena {
   unsigned char* base = nullptr;
   size_t used = 0;
@@ -696,22 +717,11 @@ class EinsumKernel final : public Kernel {
     } else if (k_full_a && grouped_as(a, batch, nb, k_labels, nk, m_labels, nm)) {
       g.trans_a = true;
     } else {
-      int labels[kMaxAxes];
-      int64_t dims[kMaxAxes];
-      int n = 0;
-      for (int i = 0; i < nb; ++i, ++n) {
-        labels[n] = batch[i];
-        dims[n] = a.dim_of(batch[i]);
-      }
-      for (int i = 0; i < nm; ++i, ++n) {
-        labels[n] = m_labels[i];
-        dims[n] = a.dim_of(m_labels[i]);
-      }
-      for (int i = 0; i < nk; ++i, ++n) {
-        labels[n] = k_labels[i];
-        dims[n] = k_dims[i];
-      }
-      a_data = group<C>(a, labels, dims, n, arena, pool);
+      LabelLayout layout;
+      layout.add(a, batch, nb);
+      layout.add(a, m_labels, nm);
+      layout.add_k(k_labels, k_dims, nk);
+      a_data = group<C>(a, layout.labels, layout.dims, layout.n, arena, pool);
       g.trans_a = false;
     }
     g.lda = g.trans_a ? g.M : g.K;
@@ -721,22 +731,11 @@ class EinsumKernel final : public Kernel {
     } else if (k_full_b && grouped_as(b, batch, nb, n_labels, nn, k_labels, nk)) {
       g.trans_b = true;
     } else {
-      int labels[kMaxAxes];
-      int64_t dims[kMaxAxes];
-      int n = 0;
-      for (int i = 0; i < nb; ++i, ++n) {
-        labels[n] = batch[i];
-        dims[n] = b.dim_of(batch[i]);
-      }
-      for (int i = 0; i < nk; ++i, ++n) {
-        labels[n] = k_labels[i];
-        dims[n] = k_dims[i];
-      }
-      for (int i = 0; i < nn; ++i, ++n) {
-        labels[n] = n_labels[i];
-        dims[n] = b.dim_of(n_labels[i]);
-      }
-      b_data = group<C>(b, labels, dims, n, arena, pool);
+      LabelLayout layout;
+      layout.add(b, batch, nb);
+      layout.add_k(k_labels, k_dims, nk);
+      layout.add(b, n_labels, nn);
+      b_data = group<C>(b, layout.labels, layout.dims, layout.n, arena, pool);
       g.trans_b = false;
     }
     g.ldb = g.trans_b ? g.K : g.N;
