@@ -2,36 +2,19 @@
 
 #include <algorithm>
 
-#include "providers/owning_kernel_context.h"
 
 namespace sy {
 namespace {
 
-// Runs a copy step whose input is constant, once, at plan time: weights are
-// uploaded to a device when the session is created, not on every run.
-Status precompute_constant_copy(const PlanStep& step, ExecutionPlan& plan, Allocator* allocator) {
+// A copy step whose input is constant is done once, here, through the
+// provider's copy routine: weights go to a device when the session is
+// created, not on every run.
+Status precompute_constant_copy(const PlanStep& step, ExecutionProvider& provider, ExecutionPlan& plan) {
   const Tensor& src = plan.constants[static_cast<size_t>(step.inputs[0])];
-  SY_ASSIGN_OR_RETURN(Tensor dst, Tensor::allocate(src.dtype(), src.shape(), allocator));
-  std::vector<const Tensor*> inputs{&src};
-  ThreadPool pool(1);
-  // The copy kernel allocates through the context; give it the device
-  // allocator by running it against a context whose output we replace.
-  class CopyContext final : public KernelContext {
-   public:
-    CopyContext(const Node& node, std::span<const Tensor* const> in, ThreadPool* p, Tensor* out) : out_(out) {
-      inputs_ = in;
-      num_outputs_ = 1;
-      pool_ = p;
-      node_ = &node;
-    }
-    bool output_requested(size_t) const override { return true; }
-    Result<Tensor*> allocate_output(size_t, DataType, const Shape&) override { return out_; }
-    Result<void*> scratch(size_t) override { return invalid_argument("no scratch for copies"); }
-
-   private:
-    Tensor* out_;
-  } ctx(*step.node_ptr, inputs, &pool, &dst);
-  SY_RETURN_IF_ERROR(step.kernel->run(ctx));
+  const bool to_host = step.node_ptr->op_type == kCopyToHostOp;
+  Allocator* allocator = to_host ? cpu_allocator() : provider.allocator();
+  SY_ASSIGN_OR_RETURN(Tensor dst, Tensor::allocate_uninitialized(src.dtype(), src.shape(), allocator));
+  SY_RETURN_IF_ERROR(to_host ? provider.copy_to_host(src, dst) : provider.copy_from_host(src, dst));
   plan.constants[static_cast<size_t>(step.outputs[0])] = std::move(dst);
   return ok_status();
 }
@@ -75,9 +58,7 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
     const bool constant_copy = node.domain == kSwitchyardDomain && node.has_input(0) &&
                                plan.values[static_cast<size_t>(node.inputs[0])].storage == ValueStorage::kConstant;
     if (constant_copy) {
-      Allocator* alloc = providers[static_cast<size_t>(step.provider)]->allocator();
-      if (node.op_type == kCopyToHostOp) alloc = cpu_allocator();
-      SY_RETURN_IF_ERROR(precompute_constant_copy(step, plan, alloc));
+      SY_RETURN_IF_ERROR(precompute_constant_copy(step, *providers[static_cast<size_t>(step.provider)], plan));
       plan.values[static_cast<size_t>(step.outputs[0])].storage = ValueStorage::kConstant;
       continue;
     }
