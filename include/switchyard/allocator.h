@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "switchyard/device.h"
 
@@ -16,6 +17,9 @@ class Allocator {
   virtual void* allocate(size_t bytes) = 0;
   virtual void deallocate(void* p) = 0;
   virtual Device device() const = 0;
+  // Why the last allocate on this thread failed, when the allocator knows
+  // more than "out of memory" (a device arena's limit and usage).
+  virtual std::string last_error() const { return {}; }
 };
 
 inline constexpr size_t kCpuAlignment = 64;

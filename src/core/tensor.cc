@@ -46,9 +46,12 @@ Result<Tensor> Tensor::allocate_impl(DataType dtype, const Shape& shape, Allocat
   t.device_ = allocator->device();
   const size_t bytes = storage_bytes(dtype, shape.num_elements());
   void* p = allocator->allocate(bytes);
-  if (p == nullptr)
+  if (p == nullptr) {
+    const std::string why = allocator->last_error();
     return Status(StatusCode::kOutOfMemory, "failed to allocate " + std::to_string(bytes) + " bytes on " +
-                                                t.device_.to_string() + " for " + t.describe());
+                                                t.device_.to_string() + " for " + t.describe() +
+                                                (why.empty() ? "" : ": " + why));
+  }
   if (dtype == DataType::kString) {
     const int64_t n = shape.num_elements();
     auto* s = static_cast<std::string*>(p);

@@ -28,7 +28,47 @@ std::string join_declines(const std::vector<Decline>& declines, std::span<Execut
   return s;
 }
 
+bool is_small_integer_constant(const Graph& graph, ValueId v) {
+  const Tensor* t = graph.constant(v);
+  return t != nullptr && t->is_tensor() && (t->dtype() == DataType::kInt64 || t->dtype() == DataType::kInt32) &&
+         t->num_elements() <= 64;
+}
+
+bool is_integer_or_bool(DataType t) { return t == DataType::kInt64 || t == DataType::kInt32 || t == DataType::kBool; }
+
+// Ops that read only their input's shape, never its bytes: a CPU node of
+// this kind takes a device tensor without a copy.
+bool reads_only_shape(const Node& node, size_t input) {
+  return node.domain.empty() && input == 0 && (node.op_type == "Shape" || node.op_type == "Size");
+}
+
 }  // namespace
+
+std::vector<bool> shape_computation_nodes(const Graph& graph, std::span<const NodeId> order) {
+  std::vector<bool> shape_value(graph.values.size(), false);
+  std::vector<bool> is_shape_node(graph.nodes.size(), false);
+  for (NodeId id : order) {
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    bool shape_like = node.domain.empty() && (node.op_type == "Shape" || node.op_type == "Size");
+    if (!shape_like) {
+      bool any_shape_input = false, all_small = true;
+      for (ValueId v : node.inputs) {
+        if (v == kNoValue) continue;
+        if (shape_value[static_cast<size_t>(v)]) any_shape_input = true;
+        else if (!is_small_integer_constant(graph, v)) all_small = false;
+      }
+      bool integer_outputs = !node.outputs.empty();
+      for (ValueId v : node.outputs)
+        if (v != kNoValue && !is_integer_or_bool(graph.values[static_cast<size_t>(v)].type.dtype)) integer_outputs = false;
+      shape_like = any_shape_input && all_small && integer_outputs && node.implicit_inputs.empty();
+    }
+    if (!shape_like) continue;
+    is_shape_node[static_cast<size_t>(id)] = true;
+    for (ValueId v : node.outputs)
+      if (v != kNoValue) shape_value[static_cast<size_t>(v)] = true;
+  }
+  return is_shape_node;
+}
 
 std::unique_ptr<Kernel> make_copy_kernel(const ExecutionProvider* device_provider, bool to_host) {
   return std::make_unique<CopyKernel>(device_provider, to_host);
@@ -42,17 +82,32 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
   result.node_provider.assign(n, -1);
   result.kernels.resize(n);
   result.declines.resize(n);
+  result.host_inputs.assign(n, 0);
+  const std::vector<bool> shape_nodes = shape_computation_nodes(graph, order);
 
   // 1. Claims, in priority order.
   std::vector<NodeId> remaining = order;
   for (size_t p = 0; p < providers.size() && !remaining.empty(); ++p) {
-    std::vector<NodeClaim> claims = providers[p]->claim(graph, remaining);
+    // Shape arithmetic stays on the host by design: its int64 results feed
+    // shape arguments that kernels read on the host, so computing it on a
+    // device would only add copies there and back.
+    std::vector<NodeId> offered;
+    for (NodeId id : remaining) {
+      if (providers[p]->keeps_shape_math_on_host() && shape_nodes[static_cast<size_t>(id)])
+        result.declines[static_cast<size_t>(id)].push_back(
+            {static_cast<int>(p), "shape computation: it stays on the CPU by design (its small integer result "
+                                  "feeds shape arguments read on the host)"});
+      else
+        offered.push_back(id);
+    }
+    std::vector<NodeClaim> claims = providers[p]->claim(graph, offered);
     std::vector<NodeId> next;
     for (NodeClaim& c : claims) {
       const auto id = static_cast<size_t>(c.node);
       if (c.claimed) {
         result.node_provider[id] = static_cast<int>(p);
         result.kernels[id] = std::move(c.kernel);
+        result.host_inputs[id] = c.host_inputs;
       } else {
         result.declines[id].push_back({static_cast<int>(p), std::move(c.reason)});
       }
@@ -166,8 +221,14 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
     const Device here = device_of_provider(result.node_provider[static_cast<size_t>(id)]);
     for (size_t i = 0; i < graph.nodes[static_cast<size_t>(id)].inputs.size(); ++i) {
       const ValueId v = graph.nodes[static_cast<size_t>(id)].inputs[i];
-      if (v == kNoValue || location[static_cast<size_t>(v)] == here) continue;
-      const ValueId moved = copy_to(v, here, new_order);
+      // Shape arguments the kernel reads on the host.
+      const Device wanted = i < 64 && (result.host_inputs[static_cast<size_t>(id)] >> i & 1) ? kCpuDevice : here;
+      if (v == kNoValue || location[static_cast<size_t>(v)] == wanted) continue;
+      if (wanted.is_cpu() && reads_only_shape(graph.nodes[static_cast<size_t>(id)], i) &&
+          !location[static_cast<size_t>(v)].is_cpu() &&
+          providers[static_cast<size_t>(owner_of(location[static_cast<size_t>(v)]))]->keeps_shape_math_on_host())
+        continue;
+      const ValueId moved = copy_to(v, wanted, new_order);
       graph.nodes[static_cast<size_t>(id)].inputs[i] = moved;
     }
     new_order.push_back(id);

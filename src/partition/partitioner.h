@@ -36,6 +36,7 @@ struct PartitionResult {
   std::vector<int> node_provider;
   std::vector<std::unique_ptr<Kernel>> kernels;
   std::vector<std::vector<Decline>> declines;
+  std::vector<uint64_t> host_inputs;  // per NodeId: inputs its kernel reads on the host
   std::vector<NodeId> order;  // execution order, copies included
   std::vector<Partition> partitions;
   int num_copies = 0;          // copy nodes inserted
@@ -51,6 +52,11 @@ struct PartitionOptions {
   // copies and launches than it saves.
   int min_partition_size = 0;
 };
+
+// Nodes that compute shapes (Shape, and integer arithmetic on its results
+// and small integer constants): true per NodeId. Device providers are not
+// offered them.
+std::vector<bool> shape_computation_nodes(const Graph& graph, std::span<const NodeId> order);
 
 Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers,
                                         const PartitionOptions& options = {});

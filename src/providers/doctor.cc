@@ -9,6 +9,7 @@
 
 #include "core/environment.h"
 #include "providers/probe/cuda_probe.h"
+#include "providers/plugin_loader.h"
 #include "providers/probe/library_probe.h"
 #include "providers/provider_factory.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 // ROCm's device probe is not written yet, so its device shows as absent.
 // The CUDA provider is built for CUDA 13 with sm_80 and sm_90 code and
-// compute_90 PTX (issue 6); until it is built these are what it will need.
+// compute_90 PTX.
 constexpr int kCudaBuiltFor = 13000;
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -60,12 +61,20 @@ ProviderDiagnosis diagnose_cpu() {
   return d;
 }
 
-ProviderDiagnosis diagnose_cuda(bool built) {
+ProviderDiagnosis diagnose_cuda() {
   ProviderDiagnosis d;
   d.name = "CUDAExecutionProvider";
   d.short_name = "cuda";
-  d.built = built;
-  d.checks.push_back(library_check({"libcudart.so.13", "libcudart.so.12"}));
+  const std::string library = find_provider_library(kCudaProviderLibrary);
+  d.built = !library.empty();
+  DoctorCheck lib;
+  lib.what = std::string("provider library ") + kCudaProviderLibrary;
+  lib.ok = d.built;
+  std::string searched;
+  for (const std::string& dir : provider_search_path()) searched += (searched.empty() ? "" : ", ") + dir;
+  lib.detail = d.built ? library : "not found; searched: " + searched;
+  d.checks.push_back(lib);
+  // The provider links the CUDA runtime statically; these it opens itself.
   d.checks.push_back(library_check({"libcublas.so.13", "libcublas.so.12"}));
   d.checks.push_back(library_check({"libcublasLt.so.13", "libcublasLt.so.12"}));
   d.checks.push_back(library_check({"libcudnn.so.9", "libcudnn.so.8"}));
@@ -97,23 +106,39 @@ ProviderDiagnosis diagnose_cuda(bool built) {
 
   bool libs_ok = true;
   std::string missing;
-  for (const DoctorCheck& c : d.checks) {
+  for (size_t i = 1; i + 1 < d.checks.size(); ++i) {  // the libraries, not the file or the driver
+    const DoctorCheck& c = d.checks[i];
     if (c.ok) continue;
     libs_ok = false;
     missing += (missing.empty() ? "" : "; ") + c.what + ": " + c.detail;
   }
-  d.loadable = built && libs_ok;
-  d.usable = d.loadable && d.device_present;  // the disable variables are applied below
-  if (!built) {
-    d.reason = "not built into this installation (this version of Switchyard has no CUDA provider yet)";
-    d.fix = "run on the CPU for now; the library and driver checks of `switchyard doctor` show what a CUDA "
-            "provider will need on this machine";
-  } else if (!libs_ok) {
-    d.reason = missing;
-    d.fix = "install the missing CUDA 13 / cuDNN 9 libraries or add their folder to LD_LIBRARY_PATH";
-  } else if (!d.device_present) {
-    d.reason = "no CUDA device visible";
-    d.fix = "check nvidia-smi and CUDA_VISIBLE_DEVICES";
+  if (!d.built) {
+    d.reason = "not built into this installation (" + lib.detail + ")";
+    d.fix = "build Switchyard on a machine with the CUDA toolkit (nvcc) so that " + std::string(kCudaProviderLibrary) +
+            " is built, or set SWITCHYARD_PROVIDER_PATH to its folder";
+    d.loadable = false;
+    return d;
+  }
+  // The provider's own verdict is the one sessions act on.
+  auto provider = load_provider_plugin({d.name, d.short_name, true}, library, {});
+  if (!provider.ok()) {
+    d.reason = provider.status().message();
+    return d;
+  }
+  const Availability a = (*provider)->availability();
+  d.loadable = libs_ok;
+  d.usable = a.available;
+  if (!a.available) {
+    d.reason = a.reason + (missing.empty() || a.reason.find(missing) != std::string::npos ? "" : "; also " + missing);
+    d.fix = a.fix;
+  }
+  const std::string facts = (*provider)->describe();
+  size_t start = 0;
+  while (start < facts.size()) {
+    size_t end = facts.find('\n', start);
+    if (end == std::string::npos) end = facts.size();
+    if (end > start) d.devices.push_back(facts.substr(start, end - start));
+    start = end + 1;
   }
   return d;
 }
@@ -160,7 +185,7 @@ ProviderDiagnosis diagnose_provider(const std::string& name) {
     if (p.name == "CPUExecutionProvider") {
       out.push_back(diagnose_cpu());
     } else if (p.name == "CUDAExecutionProvider") {
-      out.push_back(diagnose_cuda(p.built));
+      out.push_back(diagnose_cuda());
     } else if (p.name == "TensorrtExecutionProvider") {
       out.push_back(diagnose_library_provider(p.name, p.short_name, {"libnvinfer.so.10", "libnvinfer.so.8"},
                                               "NVIDIA TensorRT", !probe_cuda_driver().gpus.empty()));

@@ -1,23 +1,33 @@
 #include "providers/plugin_loader.h"
 
 #include "core/environment.h"
+#include "providers/plugin_provider.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
 namespace sy {
 namespace {
 
-using AbiVersionFn = int (*)();
-using CreateFn = ExecutionProvider* (*)(const char* const*, const char* const*, size_t, char*, size_t);
-
 std::string executable_dir() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::string() : exe.parent_path().string();
+}
+
+// The folder of the shared object this code is linked into: the Python
+// module's folder when Switchyard runs inside Python, where the
+// executable is the interpreter.
+std::string module_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&executable_dir), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  const auto path = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? std::string() : path.parent_path().string();
 }
 
 std::unique_ptr<ExecutionProvider> unavailable(const ProviderInfo& info, std::string reason, std::string fix) {
@@ -34,12 +44,21 @@ std::vector<std::string> provider_search_path() {
   std::vector<std::string> dirs;
   if (std::getenv("SWITCHYARD_PROVIDER_PATH") != nullptr)
     return split_path_list(env_value("SWITCHYARD_PROVIDER_PATH"));  // an explicit path replaces the defaults
-  const std::string exe = executable_dir();
-  if (!exe.empty()) {
-    dirs.push_back(exe);
-    dirs.push_back(exe + "/../lib");
+  for (const std::string& d : {executable_dir(), module_dir()}) {
+    if (d.empty()) continue;
+    for (const std::string& candidate : {d, d + "/..", d + "/../lib"})
+      if (std::find(dirs.begin(), dirs.end(), candidate) == dirs.end()) dirs.push_back(candidate);
   }
   return dirs;
+}
+
+std::string find_provider_library(const std::string& library) {
+  std::error_code ec;
+  for (const std::string& d : provider_search_path()) {
+    const auto candidate = std::filesystem::path(d) / library;
+    if (std::filesystem::exists(candidate, ec)) return std::filesystem::weakly_canonical(candidate, ec).string();
+  }
+  return {};
 }
 
 Result<std::unique_ptr<ExecutionProvider>> load_provider_plugin(const ProviderInfo& info, const std::string& library,
@@ -70,27 +89,19 @@ Result<std::unique_ptr<ExecutionProvider>> load_provider_plugin(const ProviderIn
     return unavailable(info, path + " failed to load: " + err,
                        "install the library it names, or add the folder holding it to LD_LIBRARY_PATH");
   }
-  auto version = reinterpret_cast<AbiVersionFn>(dlsym(handle, "sy_provider_abi_version"));
-  auto create = reinterpret_cast<CreateFn>(dlsym(handle, "sy_provider_create"));
   const std::string where = path.empty() ? library : path;
-  if (version == nullptr || create == nullptr)
-    return unavailable(info, where + " is not a Switchyard provider library (no sy_provider_create)",
+  auto get_api = reinterpret_cast<sy_provider_get_api_fn>(dlsym(handle, SY_PROVIDER_GET_API_SYMBOL));
+  if (get_api == nullptr)
+    return unavailable(info, where + " is not a Switchyard provider library (it has no " SY_PROVIDER_GET_API_SYMBOL ")",
                        "check that " + library + " is the right file");
-  if (version() != kProviderAbiVersion)
-    return unavailable(info, where + " was built for provider ABI " + std::to_string(version()) + ", this runtime needs " +
-                                 std::to_string(kProviderAbiVersion),
+  const sy_provider_api* api = get_api(SY_PROVIDER_ABI_VERSION);
+  if (api == nullptr || api->abi_version != SY_PROVIDER_ABI_VERSION || api->size < sizeof(sy_provider_api))
+    return unavailable(info, where + " does not serve provider ABI " + std::to_string(SY_PROVIDER_ABI_VERSION) +
+                                 (api ? " (it was built for ABI " + std::to_string(api->abi_version) + ")" : ""),
                        "use the provider library that came with this Switchyard");
-  std::vector<const char*> keys, values;
-  for (const auto& [k, v] : options) {
-    keys.push_back(k.c_str());
-    values.push_back(v.c_str());
-  }
-  char error[1024] = {};
-  ExecutionProvider* p = create(keys.data(), values.data(), keys.size(), error, sizeof error);
   // The library stays loaded for the life of the process: its code backs
   // the provider object and any kernels it creates.
-  if (p == nullptr) return invalid_argument(info.name + ": " + (error[0] ? error : "provider creation failed"));
-  return std::unique_ptr<ExecutionProvider>(p);
+  return make_plugin_provider(api, where, std::vector<std::pair<std::string, std::string>>(options.begin(), options.end()));
 }
 
 void register_plugin_provider(const ProviderInfo& info, const std::string& library) {

@@ -4,14 +4,9 @@
 // for another ABI — the loader's message becomes the provider's
 // "unavailable" reason, which the fallback policy and doctor report.
 //
-// The entry points a plugin exports (C linkage):
-//   int sy_provider_abi_version(void);   must return kProviderAbiVersion
-//   sy::ExecutionProvider* sy_provider_create(const char* const* keys,
-//       const char* const* values, size_t count, char* error, size_t error_size);
-//     returns nullptr and writes a message to `error` on failure.
-// This interim ABI passes a C++ object, so a plugin must be built with the
-// same compiler and Switchyard headers as the core (the version number
-// guards that); the stable C function table of DESIGN.md replaces it.
+// A plugin exports sy_provider_get_api, which returns its table of C
+// function pointers (switchyard/provider_abi.h); the core checks the ABI
+// version and wraps the table in a PluginProvider.
 #pragma once
 
 #include <memory>
@@ -23,13 +18,19 @@
 
 namespace sy {
 
-inline constexpr int kProviderAbiVersion = 1;
-
 // Folders searched for provider libraries, in order: SWITCHYARD_PROVIDER_PATH
-// (colon-separated), then the folder of the running executable and its
-// ../lib; then the dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache)
-// when SWITCHYARD_PROVIDER_PATH is not set.
+// (colon-separated) alone when it is set; otherwise the folder of the
+// running executable and of the shared object holding the core (the Python
+// module), each with its parent and ../lib, then the dynamic loader's own
+// search (LD_LIBRARY_PATH, ld.so.cache).
 std::vector<std::string> provider_search_path();
+
+// The full path of `library` in the search path, or "" when it is not
+// there (the loader's own search is not consulted).
+std::string find_provider_library(const std::string& library);
+
+// The CUDA provider's library file.
+inline constexpr const char* kCudaProviderLibrary = "libswitchyard_cuda.so";
 
 // Loads `library` (a file name such as "libswitchyard_cuda.so") and creates
 // the provider. Never fails for a load problem: it returns an unavailable

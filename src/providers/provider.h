@@ -29,6 +29,9 @@ struct NodeClaim {
   bool claimed = false;
   std::string reason;              // when declined
   std::unique_ptr<Kernel> kernel;  // when claimed
+  // Bit i: the kernel reads input i from host memory (a shape argument),
+  // so the partitioner keeps or copies that input on the host.
+  uint64_t host_inputs = 0;
 };
 
 class ExecutionProvider {
@@ -52,6 +55,18 @@ class ExecutionProvider {
   // allocated with src's dtype and shape. The CPU provider never needs them.
   virtual Status copy_to_host(const Tensor& src, Tensor& dst) const;
   virtual Status copy_from_host(const Tensor& src, Tensor& dst) const;
+
+  // Waits for work the provider queued asynchronously (a GPU stream); the
+  // session calls it at the end of a run. Host providers have nothing to wait for.
+  virtual Status synchronize() { return ok_status(); }
+  // Whether the partitioner keeps shape arithmetic (Shape and the integer
+  // math on its result) away from this provider and lets host nodes read
+  // only the shape of its tensors without a copy. True for device plugins;
+  // the test-only simulated provider keeps the plain rules.
+  virtual bool keeps_shape_math_on_host() const { return false; }
+  // Facts for doctor and logs, one per line (device, memory, library
+  // versions); empty when there is nothing to add.
+  virtual std::string describe() const { return {}; }
 };
 
 // A provider whose claims come from a KernelRegistry: find the def, check

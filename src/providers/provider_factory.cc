@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "providers/cpu/cpu_provider.h"
+#include "providers/plugin_loader.h"
 #include "switchyard/doctor.h"
 
 namespace sy {
@@ -26,8 +27,9 @@ std::vector<Registered>& extra_providers() {
 }
 
 // The providers ONNX Runtime users know, in the order people list them.
-// Only CPU is built into this installation today; the others resolve by
-// name so that asking for them gives a clear "not built" reason.
+// CPU is always built in; CUDA is when its library (libswitchyard_cuda.so)
+// sits in the provider search path; the others resolve by name so that
+// asking for them gives a clear "not built" reason.
 const ProviderInfo kBuiltin[] = {
     {"TensorrtExecutionProvider", "tensorrt", false},
     {"CUDAExecutionProvider", "cuda", false},
@@ -136,6 +138,8 @@ std::unique_ptr<ExecutionProvider> make_unavailable_provider(const std::string& 
 
 std::vector<ProviderInfo> known_providers() {
   std::vector<ProviderInfo> all(std::begin(kBuiltin), std::end(kBuiltin));
+  for (ProviderInfo& p : all)
+    if (p.name == "CUDAExecutionProvider") p.built = !find_provider_library(kCudaProviderLibrary).empty();
   std::lock_guard<std::mutex> lock(registry_mutex());
   for (const Registered& r : extra_providers()) {
     auto it = std::find_if(all.begin(), all.end(), [&](const ProviderInfo& p) { return p.name == r.info.name; });
@@ -189,7 +193,12 @@ Result<std::unique_ptr<ExecutionProvider>> create_provider(const std::string& lo
     SY_RETURN_IF_ERROR(validate_options(long_name, {}, options));
     return std::unique_ptr<ExecutionProvider>(std::make_unique<cpu::CpuProvider>());
   }
-  if (long_name == "CUDAExecutionProvider") SY_RETURN_IF_ERROR(validate_options(long_name, kCudaOptions, options));
+  if (long_name == "CUDAExecutionProvider") {
+    // Checked here too so that a typo is caught where the library is absent.
+    SY_RETURN_IF_ERROR(validate_options(long_name, kCudaOptions, options));
+    const std::string library = find_provider_library(kCudaProviderLibrary);
+    if (!library.empty()) return load_provider_plugin({"CUDAExecutionProvider", "cuda", true}, library, options);
+  }
   for (const ProviderInfo& p : kBuiltin) {
     if (p.name != long_name) continue;
     // What doctor would say, so the warning a user sees carries the same

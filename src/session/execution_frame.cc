@@ -26,9 +26,11 @@ Result<void*> GrowableBuffer::reserve(size_t bytes) {
   // Round up so that small growth does not reallocate every time.
   const size_t rounded = (bytes + 255) / 256 * 256;
   data_ = allocator_->allocate(rounded == 0 ? 256 : rounded);
-  if (data_ == nullptr)
+  if (data_ == nullptr) {
+    const std::string why = allocator_->last_error();
     return Status(StatusCode::kOutOfMemory, "failed to allocate " + std::to_string(rounded) + " bytes on " +
-                                                allocator_->device().to_string());
+                                                allocator_->device().to_string() + (why.empty() ? "" : ": " + why));
+  }
   capacity_ = rounded == 0 ? 256 : rounded;
   return data_;
 }

@@ -461,20 +461,35 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
                 "run: " + std::to_string(plan.steps.size()) + " steps");
   FrameKernelContext ctx(plan, *frame, pool.get());
   const bool profiling = options.enable_profiling;
+  // Device providers queue work asynchronously; the frame's buffers may be
+  // reused by the next run only once that work is done, error or not.
+  auto wait_for_devices = [this]() -> Status {
+    Status first;
+    for (ExecutionProvider* p : chain) {
+      if (p->device().is_cpu()) continue;
+      Status st = p->synchronize();
+      if (!st.ok() && first.ok()) first = st;
+    }
+    return first;
+  };
   for (const PlanStep& step : plan.steps) {
-    if (run_options.terminate != nullptr && run_options.terminate->load(std::memory_order_relaxed))
+    if (run_options.terminate != nullptr && run_options.terminate->load(std::memory_order_relaxed)) {
+      (void)wait_for_devices();
       return Status(StatusCode::kFail, "run" + (run_options.run_tag.empty() ? std::string() : " '" + run_options.run_tag + "'") +
                                            " terminated by RunOptions.terminate before " + step.node_ptr->describe());
+    }
     ctx.set_step(step);
     const auto started = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status st = step.kernel->run(ctx);
     if (!st.ok()) {
+      (void)wait_for_devices();  // the run's error is the one to report
       log_message(LogSeverity::kError, std::min(run_severity, log_severity),
                   run_options.run_tag.empty() ? log_id : log_id + "/" + run_options.run_tag, st.to_string());
       return st;
     }
     if (profiling) record_profile_event(step, started);
   }
+  SY_RETURN_IF_ERROR(wait_for_devices());
 
   std::vector<Tensor> results;
   results.reserve(wanted.size());

@@ -12,6 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "providers/provider_factory.h"
+#include "switchyard/doctor.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -53,6 +56,7 @@ constexpr const char* kUsage =
     "  --providers LIST        provider priority list, comma separated (default: cpu)\n"
     "  --filter PATTERN        run only tests whose name matches (POSIX extended regex,\n"
     "                          or a plain substring when it is not a valid regex)\n"
+    "  --skip-unavailable      exit 77 (skipped) when a listed provider cannot run here\n"
     "  --expectations FILE     default: " SY_CONFORMANCE_EXPECTATIONS_DIR "/<providers>.tsv\n"
     "  --update-expectations   rewrite FILE from this run's results and exit 0\n"
     "  --verbose               one line per test: PASS name / FAIL name: reason\n"
@@ -75,6 +79,7 @@ struct Options {
   bool verbose = false;
   bool by_op = false;
   bool show_logs = false;
+  bool skip_unavailable = false;
   int jobs = 2;
   int threads = 1;
   int timeout_s = 60;
@@ -125,6 +130,7 @@ bool parse_args(int argc, char** argv, Options* opt, bool* help) {
     else if (arg == "--verbose" || arg == "-v") opt->verbose = true;
     else if (arg == "--by-op") opt->by_op = true;
     else if (arg == "--show-logs") opt->show_logs = true;
+    else if (arg == "--skip-unavailable") opt->skip_unavailable = true;
     else if (arg == "--jobs" || arg == "-j") ok = int_value(1, &opt->jobs);
     else if (arg == "--threads") ok = int_value(0, &opt->threads);
     else if (arg == "--timeout") ok = int_value(1, &opt->timeout_s);
@@ -150,7 +156,10 @@ std::vector<std::string> split(const std::string& text, char sep) {
 
 // Resolves the provider list and refuses providers that cannot load here:
 // a conformance run that silently falls back to CPU would test the wrong thing.
-bool resolve_providers(const std::string& list, std::vector<ProviderRequest>* out) {
+// With skip_unavailable, an unavailable provider makes it print why and
+// set *skipped instead of failing.
+bool resolve_providers(const std::string& list, std::vector<ProviderRequest>* out, bool skip_unavailable = false,
+                       bool* skipped = nullptr) {
   const std::vector<std::string> available = available_providers();
   for (const std::string& name : split(list, ',')) {
     Result<std::string> canonical = canonical_provider_name(name);
@@ -159,6 +168,14 @@ bool resolve_providers(const std::string& list, std::vector<ProviderRequest>* ou
       return false;
     }
     if (std::find(available.begin(), available.end(), *canonical) == available.end()) {
+      if (skip_unavailable) {
+        // ctest counts exit 77 as skipped, never as passed.
+        const ProviderDiagnosis d = diagnose_provider(*canonical);
+        std::printf("skipped: no %s device here (%s): %s\n0 passed, 0 failed, all skipped\n", d.short_name.c_str(),
+                    d.name.c_str(), d.reason.c_str());
+        *skipped = true;
+        return false;
+      }
       std::fprintf(stderr, "onnx_node_tests: provider '%s' (%s) is not available here; `switchyard doctor` says why\n",
                    name.c_str(), canonical->c_str());
       return false;
@@ -433,7 +450,9 @@ int run_main(int argc, char** argv) {
 
   TestConfig config;
   config.intra_op_threads = opt.threads;
-  if (!resolve_providers(opt.providers, &config.providers)) return 2;
+  bool provider_missing = false;
+  if (!resolve_providers(opt.providers, &config.providers, opt.skip_unavailable, &provider_missing))
+    return provider_missing ? 77 : 2;
   if (opt.expectations.empty()) {
     std::string file = opt.providers;
     std::replace(file.begin(), file.end(), ',', '-');

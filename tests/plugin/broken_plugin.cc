@@ -1,8 +1,8 @@
 // A provider plugin that depends on a library the loader cannot find.
-#include <cstddef>
+#include "switchyard/provider_abi.h"
 
 extern "C" int sy_missing_dependency_marker();
 
-extern "C" __attribute__((visibility("default"))) int sy_provider_abi_version() {
-  return sy_missing_dependency_marker() == 42 ? 1 : 0;
+extern "C" __attribute__((visibility("default"))) const sy_provider_api* sy_provider_get_api(uint32_t) {
+  return sy_missing_dependency_marker() == 42 ? nullptr : nullptr;
 }

@@ -8,6 +8,7 @@
 #include "providers/plugin_loader.h"
 #include "switchyard/session.h"
 #include "testing/model_builder.h"
+#include "testing/node_test.h"
 
 namespace sy {
 namespace {
@@ -56,6 +57,52 @@ TEST_F(PluginLoaderTest, PluginLoadsAndItsDeclinesAreReported) {
   EXPECT_NE(strict.status().message().find("fell through"), std::string::npos) << strict.status().message();
 }
 
+// x -> Relu (plugin) -> Reshape to [3,2] (plugin, shape read on the host)
+// -> Add (CPU, no kernel in the plugin) -> y
+std::string relu_reshape_add_model() {
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2, 3});
+  b.initializer("shape", testing::make_tensor<int64_t>({2}, {3, -1}));
+  b.initializer("one", testing::make_tensor<float>({1}, {1.0f}));
+  b.node("Relu", {"x"}, {"r"}, {}, "relu1");
+  b.node("Reshape", {"r", "shape"}, {"s"}, {}, "reshape1");
+  b.node("Add", {"s", "one"}, {"y"}, {}, "add1");
+  b.output("y", DataType::kFloat, {3, 2});
+  return b.build();
+}
+
+TEST_F(PluginLoaderTest, PluginRunsNodesOnItsDeviceThroughTheCAbi) {
+  const std::string bytes = relu_reshape_add_model();
+  SessionOptions o;
+  o.providers = {{"testplugin", {{"run_ops", "1"}}}, {"cpu", {}}};
+  o.log_level = LogLevel::kFatal;
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_EQ((*s)->providers(), (std::vector<std::string>{"TestPluginExecutionProvider", "CPUExecutionProvider"}));
+  const PlacementSummary& p = (*s)->placement();
+  EXPECT_EQ(p.nodes_per_provider.at("TestPluginExecutionProvider"), 2);
+  EXPECT_EQ(p.nodes_per_provider.at("CPUExecutionProvider"), 1);
+  // x to the device, the Reshape result back; the shape stays on the host.
+  EXPECT_EQ(p.copies_per_run, 2);
+  EXPECT_EQ(p.constant_copies, 0);
+
+  Tensor x = testing::make_tensor<float>({2, 3}, {-1, 2, -3, 4, -5, 6});
+  auto out = (*s)->run({{"x", x}}, {"y"});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const Tensor& y = (*out)[0];
+  EXPECT_EQ(y.shape(), (Shape{3, 2}));
+  EXPECT_TRUE(y.device().is_cpu());
+  const std::vector<float> want = {1, 3, 1, 5, 1, 7};  // relu(x) + 1
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(y.data<float>()[i], want[i]) << i;
+
+  // The declined Add names the plugin's reason.
+  bool found = false;
+  for (const NodeAssignment& a : (*s)->assignment())
+    for (const auto& d : a.declined)
+      if (d.reason == "the test plugin has no Add kernel") found = true;
+  EXPECT_TRUE(found);
+}
+
 TEST_F(PluginLoaderTest, MissingDependencyNamesTheLibraryAndTheFix) {
   auto s = create("testbroken");
   ASSERT_TRUE(s.ok()) << s.status().to_string();  // falls back, with a warning
@@ -97,7 +144,7 @@ TEST_F(PluginLoaderTest, PluginOptionErrorsComeFromThePlugin) {
   auto s = create("testplugin", {}, {{"flavour", "x"}});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.status().message().find("unknown option 'flavour'; accepted: none"), std::string::npos)
+  EXPECT_NE(s.status().message().find("unknown option 'flavour'; accepted: run_ops (0 or 1)"), std::string::npos)
       << s.status().message();
 }
 

@@ -309,6 +309,8 @@ TEST(SessionTest, ProviderListedTwiceIsAnError) {
 }
 
 TEST(SessionTest, UnavailableProviderWarnsAndFallsBack) {
+  // Hide the CUDA provider library so the reason is the same on every machine.
+  ScopedEnv no_plugins("SWITCHYARD_PROVIDER_PATH", "/nonexistent-provider-dir");
   LogCapture log;
   SessionOptions o;
   o.providers = {{"cuda", {}}};
@@ -335,6 +337,7 @@ TEST(SessionTest, UnavailableProviderWarnsAndFallsBack) {
 }
 
 TEST(SessionTest, UnavailableProviderFailsUnderStrictPolicy) {
+  ScopedEnv no_plugins("SWITCHYARD_PROVIDER_PATH", "/nonexistent-provider-dir");
   LogCapture log;
   SessionOptions o;
   o.providers = {{"cuda", {}}};

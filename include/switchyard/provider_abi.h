@@ -1,0 +1,183 @@
+/* The provider plugin ABI: how Switchyard and a provider library built
+ * apart from it talk (DESIGN.md, "The provider interface").
+ *
+ * Plain C, so that a provider may be built with another compiler or
+ * standard library than the core, and needs only this header. Two tables of
+ * function pointers cross the boundary:
+ *
+ *   sy_host_api      what the core offers the plugin: questions about a
+ *                    node while it is being claimed, and a kernel's inputs,
+ *                    outputs and scratch memory while it runs;
+ *   sy_provider_api  what the plugin offers the core: availability, device
+ *                    memory, copies, claiming a node by creating its kernel,
+ *                    running that kernel.
+ *
+ * A plugin exports one symbol, sy_provider_get_api. The core refuses a
+ * table whose abi_version differs from SY_PROVIDER_ABI_VERSION; entries
+ * marked "optional" may be null. Errors travel as an int status (0 ok,
+ * else an sy_status_code) plus a message written into a caller-owned
+ * buffer; no C++ exception crosses the boundary.
+ *
+ * Every object is opaque to the other side: the core owns sy_node and
+ * sy_kernel_context, the plugin owns sy_provider, sy_kernel and sy_stream
+ * contents. Device, stream and buffer are separate: a buffer is a pointer
+ * plus the sy_device it lives on; the plugin keeps its own streams.
+ */
+#ifndef SWITCHYARD_PROVIDER_ABI_H_
+#define SWITCHYARD_PROVIDER_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SY_PROVIDER_ABI_VERSION 2
+
+/* Status codes; the same numbers as sy::StatusCode. */
+enum {
+  SY_STATUS_OK = 0,
+  SY_STATUS_FAIL = 1,
+  SY_STATUS_INVALID_ARGUMENT = 2,
+  SY_STATUS_INVALID_GRAPH = 5,
+  SY_STATUS_NOT_IMPLEMENTED = 6,
+  SY_STATUS_RUNTIME_ERROR = 7,
+  SY_STATUS_UNAVAILABLE = 8,
+  SY_STATUS_OUT_OF_MEMORY = 9,
+};
+
+/* sy::DeviceType values. */
+enum { SY_DEVICE_CPU = 0, SY_DEVICE_CUDA = 1, SY_DEVICE_ROCM = 2, SY_DEVICE_SIMULATED = 99 };
+
+typedef struct sy_device {
+  int32_t type;
+  int32_t id;
+} sy_device;
+
+/* A tensor as both sides see it. dtype is ONNX's TensorProto.DataType.
+ * In a type (sy_host_api.node_input_type) rank is -1 when unknown and a
+ * dimension is -1 when unknown; data is then null. */
+#define SY_MAX_RANK 8
+typedef struct sy_tensor {
+  int32_t dtype;
+  int32_t rank;
+  int64_t dims[SY_MAX_RANK];
+  void* data;
+  sy_device device;
+} sy_tensor;
+
+typedef struct sy_node sy_node;                     /* core-owned, valid during create_kernel */
+typedef struct sy_kernel_context sy_kernel_context; /* core-owned, valid during kernel_run */
+typedef struct sy_provider sy_provider;             /* plugin-owned */
+typedef struct sy_kernel sy_kernel;                 /* plugin-owned */
+
+/* Log levels, as sy::LogLevel. */
+enum { SY_LOG_VERBOSE = 0, SY_LOG_INFO = 1, SY_LOG_WARNING = 2, SY_LOG_ERROR = 3 };
+
+typedef struct sy_host_api {
+  uint32_t abi_version; /* SY_PROVIDER_ABI_VERSION */
+  uint32_t size;        /* sizeof(sy_host_api) */
+
+  /* ---- a node being claimed ---- */
+  const char* (*node_op_type)(const sy_node* node);
+  const char* (*node_domain)(const sy_node* node); /* "" for ai.onnx */
+  const char* (*node_name)(const sy_node* node);
+  /* "node 'name' (OpType)", for messages. */
+  const char* (*node_describe)(const sy_node* node);
+  /* The version of the op's schema this node resolved to. */
+  int32_t (*node_since_version)(const sy_node* node);
+  /* Counts include omitted optional inputs/outputs. */
+  int32_t (*node_num_inputs)(const sy_node* node);
+  int32_t (*node_num_outputs)(const sy_node* node);
+  /* 1 and the static type when input i is given and is a tensor, else 0. */
+  int (*node_input_type)(const sy_node* node, int32_t i, sy_tensor* type);
+  int (*node_output_type)(const sy_node* node, int32_t i, sy_tensor* type);
+  /* 1 and the value (host memory, valid for the session's life) when input
+   * i is a constant, else 0. For prepacking weights at creation. */
+  int (*node_constant_input)(const sy_node* node, int32_t i, sy_tensor* value);
+  /* Attributes: 1 and the value when present with that type, else 0. Array
+   * and string pointers stay valid for the session's life. */
+  int (*node_attr_int)(const sy_node* node, const char* name, int64_t* value);
+  int (*node_attr_float)(const sy_node* node, const char* name, float* value);
+  int (*node_attr_ints)(const sy_node* node, const char* name, const int64_t** values, size_t* count);
+  int (*node_attr_floats)(const sy_node* node, const char* name, const float** values, size_t* count);
+  int (*node_attr_string)(const sy_node* node, const char* name, const char** value, size_t* size);
+  int (*node_attr_tensor)(const sy_node* node, const char* name, sy_tensor* value);
+  /* A fingerprint of the model the node belongs to (stable across
+   * sessions on the same file), for caches kept on disk. */
+  const char* (*node_model_key)(const sy_node* node);
+
+  /* ---- a kernel running ---- */
+  int32_t (*ctx_num_inputs)(sy_kernel_context* ctx);
+  /* 1 and the tensor when input i is given, else 0. */
+  int (*ctx_input)(sy_kernel_context* ctx, int32_t i, sy_tensor* tensor);
+  int32_t (*ctx_num_outputs)(sy_kernel_context* ctx);
+  /* 0 when output i is an omitted optional output (it may still be allocated). */
+  int (*ctx_output_requested)(sy_kernel_context* ctx, int32_t i);
+  /* Memory for output i on the provider's device; fills `tensor`. */
+  int (*ctx_allocate_output)(sy_kernel_context* ctx, int32_t i, int32_t dtype, int32_t rank, const int64_t* dims,
+                             sy_tensor* tensor, char* error, size_t error_size);
+  /* Device scratch memory valid until the kernel returns; null on failure. */
+  void* (*ctx_scratch)(sy_kernel_context* ctx, size_t bytes);
+
+  /* ---- anywhere ---- */
+  void (*log)(int level, const char* message);
+} sy_host_api;
+
+typedef struct sy_provider_api {
+  uint32_t abi_version; /* SY_PROVIDER_ABI_VERSION */
+  uint32_t size;        /* sizeof(sy_provider_api) */
+  const char* name;       /* "CUDAExecutionProvider" */
+  const char* short_name; /* "cuda" */
+
+  /* Creates a provider for one session. Options are string pairs; an
+   * unknown key or a bad value returns null with a message that lists what
+   * is accepted. A provider that cannot run here (no device, missing
+   * library) is still created and says why through availability(). */
+  sy_provider* (*create)(const sy_host_api* host, const char* const* keys, const char* const* values, size_t count,
+                         char* error, size_t error_size);
+  void (*destroy)(sy_provider* provider);
+  /* 1 when usable; else 0 with the reason and the fix. */
+  int (*availability)(sy_provider* provider, char* reason, size_t reason_size, char* fix, size_t fix_size);
+  sy_device (*device)(sy_provider* provider);
+
+  /* Device memory. allocate returns null on failure and may explain why
+   * through last_error (optional). */
+  void* (*allocate)(sy_provider* provider, size_t bytes);
+  void (*deallocate)(sy_provider* provider, void* pointer);
+  /* optional: the message for the last failed allocate on this thread. */
+  const char* (*last_error)(sy_provider* provider);
+
+  /* Copies between device and host; dst has src's dtype and shape. */
+  int (*copy_to_host)(sy_provider* provider, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size);
+  int (*copy_from_host)(sy_provider* provider, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size);
+
+  /* Claims a node: returns 1 with a kernel, and sets bit i of
+   * *host_inputs for each input the kernel reads from host memory (shape
+   * arguments such as Reshape's); or 0 with the reason it declines. */
+  int (*create_kernel)(sy_provider* provider, const sy_node* node, sy_kernel** kernel, uint64_t* host_inputs,
+                       char* reason, size_t reason_size);
+  /* Runs a kernel; may only queue work on the provider's stream. */
+  int (*kernel_run)(sy_provider* provider, sy_kernel* kernel, sy_kernel_context* ctx, char* error, size_t error_size);
+  void (*kernel_destroy)(sy_provider* provider, sy_kernel* kernel);
+
+  /* optional: waits until all queued work is done (end of a run whose
+   * outputs stay on the device). */
+  int (*synchronize)(sy_provider* provider, char* error, size_t error_size);
+  /* optional: facts for doctor and the session log (device name, memory,
+   * driver and library versions), one per line. */
+  int (*describe)(sy_provider* provider, char* text, size_t text_size);
+} sy_provider_api;
+
+/* The one symbol a provider library exports. host_abi_version is the
+ * core's SY_PROVIDER_ABI_VERSION; a plugin that cannot serve it may return
+ * null. */
+typedef const sy_provider_api* (*sy_provider_get_api_fn)(uint32_t host_abi_version);
+#define SY_PROVIDER_GET_API_SYMBOL "sy_provider_get_api"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWITCHYARD_PROVIDER_ABI_H_ */

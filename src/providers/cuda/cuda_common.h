@@ -1,0 +1,99 @@
+// Shared basics of the CUDA provider library. The library is built apart
+// from the core and talks to it only through switchyard/provider_abi.h, so
+// it has its own small Status and tensor view instead of the core's.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "switchyard/data_type.h"
+#include "switchyard/provider_abi.h"
+
+namespace sy::cuda {
+
+// A result code (the SY_STATUS_* numbers) and a message.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(int code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(const Status&) = default;
+  Status(Status&&) = default;
+  // Assignments return void: nvcc reports `status = f();` as discarding a
+  // [[nodiscard]] value when operator= returns Status&.
+  void operator=(const Status& other) {
+    code_ = other.code_;
+    message_ = other.message_;
+  }
+  void operator=(Status&& other) {
+    code_ = other.code_;
+    message_ = std::move(other.message_);
+  }
+  bool ok() const { return code_ == SY_STATUS_OK; }
+  int code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  int code_ = SY_STATUS_OK;
+  std::string message_;
+};
+
+inline Status ok_status() { return {}; }
+inline Status runtime_error(std::string m) { return {SY_STATUS_RUNTIME_ERROR, std::move(m)}; }
+inline Status not_implemented(std::string m) { return {SY_STATUS_NOT_IMPLEMENTED, std::move(m)}; }
+inline Status invalid_argument(std::string m) { return {SY_STATUS_INVALID_ARGUMENT, std::move(m)}; }
+inline Status invalid_graph(std::string m) { return {SY_STATUS_INVALID_GRAPH, std::move(m)}; }
+inline Status out_of_memory(std::string m) { return {SY_STATUS_OUT_OF_MEMORY, std::move(m)}; }
+
+#define SY_CUDA_RETURN_IF_ERROR(expr)       \
+  do {                                      \
+    ::sy::cuda::Status _st = (expr);        \
+    if (!_st.ok()) return _st;              \
+  } while (0)
+
+// A CUDA runtime error as a Status naming what was being done.
+Status cuda_status(cudaError_t error, const char* what);
+
+// Checks the launch just queued (bad configuration, no kernel image for
+// this GPU) without waiting for it to finish.
+inline Status check_launch(const char* kernel_name) { return cuda_status(cudaGetLastError(), kernel_name); }
+
+// Bytes per element of the types device kernels handle; 0 for others.
+size_t dtype_size(int32_t dtype);
+const char* dtype_name(int32_t dtype);
+
+// A tensor as a kernel sees it: the ABI's sy_tensor plus helpers.
+struct TensorRef {
+  sy_tensor t{};
+
+  DataType dtype() const { return static_cast<DataType>(t.dtype); }
+  int rank() const { return t.rank; }
+  int64_t dim(int i) const { return t.dims[i]; }
+  const int64_t* dims() const { return t.dims; }
+  int64_t num_elements() const {
+    int64_t n = 1;
+    for (int i = 0; i < t.rank; ++i) n *= t.dims[i];
+    return n;
+  }
+  size_t byte_size() const { return static_cast<size_t>(num_elements()) * dtype_size(t.dtype); }
+  void* data() const { return t.data; }
+  template <typename T>
+  T* data_as() const {
+    return static_cast<T*>(t.data);
+  }
+  // "float[1,3,224,224]"
+  std::string describe() const;
+};
+
+// Largest number of elements one launch of a simple grid-stride kernel
+// covers per thread block.
+inline constexpr int kThreadsPerBlock = 256;
+inline unsigned grid_size(int64_t n, int threads = kThreadsPerBlock) {
+  const int64_t blocks = (n + threads - 1) / threads;
+  // Grid-stride loops cover the rest; 65535*8 blocks keep every SM busy.
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 524280 ? 524280 : blocks));
+}
+
+}  // namespace sy::cuda

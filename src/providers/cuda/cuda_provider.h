@@ -1,0 +1,95 @@
+// CudaProvider: one session's CUDA provider inside the plugin library. It
+// owns the session's device arena, its stream, and the cuBLAS, cuBLASLt and
+// cuDNN handles bound to that stream; kernels reach them through
+// KernelRunContext::provider().
+//
+// Creating one never fails for lack of a GPU: availability() then carries
+// the reason (no driver, driver too old, no device, device_id out of range,
+// no kernel image for this GPU, a library missing) and the fix.
+#pragma once
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "providers/cuda/conv_algo_cache.h"
+#include "providers/cuda/cuda_common.h"
+#include "providers/cuda/cuda_kernel.h"
+#include "providers/cuda/cuda_libraries.h"
+#include "providers/cuda/cuda_options.h"
+#include "providers/cuda/device_arena.h"
+
+namespace sy::cuda {
+
+class CudaProvider {
+ public:
+  // Fails only for bad options.
+  static Status create(const sy_host_api* host, const std::vector<std::pair<std::string, std::string>>& options,
+                       std::unique_ptr<CudaProvider>& out);
+  ~CudaProvider();
+
+  bool available() const { return available_; }
+  const std::string& reason() const { return reason_; }
+  const std::string& fix() const { return fix_; }
+  sy_device device() const { return {SY_DEVICE_CUDA, options_.device_id}; }
+  std::string device_name() const { return "cuda:" + std::to_string(options_.device_id); }
+
+  void* allocate(size_t bytes);
+  void deallocate(void* p);
+  const std::string& last_error() const;
+
+  Status copy_to_host(const sy_tensor& src, sy_tensor& dst);
+  Status copy_from_host(const sy_tensor& src, sy_tensor& dst);
+  Status synchronize();
+  // Claims a node: a kernel, or the reason it declines.
+  Status create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs);
+  // Device, memory, driver and library facts, one per line.
+  std::string describe() const;
+
+  // ---- for kernels ----
+  const sy_host_api* host() const { return host_; }
+  const CudaOptions& options() const { return options_; }
+  const cudaDeviceProp& properties() const { return properties_; }
+  cudaStream_t stream() const { return stream_; }
+  const CudaLibraries& libs() const { return *libs_; }
+  cublasHandle_t cublas() const { return cublas_; }
+  cublasLtHandle_t cublaslt() const { return cublaslt_; }
+  cudnnHandle_t cudnn() const { return cudnn_; }
+  // A workspace for cuBLASLt, fixed at creation.
+  void* blas_workspace() const { return blas_workspace_; }
+  size_t blas_workspace_size() const { return blas_workspace_size_; }
+  ConvAlgoCache& conv_algo_cache() { return conv_cache_; }
+  DeviceArena& arena() { return *arena_; }
+  Status cudnn_status(cudnnStatus_t s, const std::string& what) const;
+  Status cublas_status(cublasStatus_t s, const std::string& what) const;
+
+ private:
+  CudaProvider() = default;
+  // Sets available_/reason_/fix_; on success the device, stream and handles exist.
+  void initialize();
+  void set_unavailable(std::string reason, std::string fix);
+
+  const sy_host_api* host_ = nullptr;
+  CudaOptions options_;
+  bool available_ = false;
+  std::string reason_, fix_;
+  const CudaLibraries* libs_ = nullptr;
+  cudaDeviceProp properties_{};
+  int driver_version_ = 0, runtime_version_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cublasLtHandle_t cublaslt_ = nullptr;
+  cudnnHandle_t cudnn_ = nullptr;
+  void* blas_workspace_ = nullptr;
+  size_t blas_workspace_size_ = 0;
+  std::unique_ptr<DeviceArena> arena_;
+  ConvAlgoCache conv_cache_;
+};
+
+}  // namespace sy::cuda
