@@ -152,6 +152,8 @@ typedef struct sy_provider_api {
   /* Copies between device and host; dst has src's dtype and shape. */
   int (*copy_to_host)(sy_provider* provider, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size);
   int (*copy_from_host)(sy_provider* provider, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size);
+  /* optional: a copy within the device (queued on the provider's stream). */
+  int (*copy_on_device)(sy_provider* provider, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size);
 
   /* Claims a node: returns 1 with a kernel, and sets bit i of
    * *host_inputs for each input the kernel reads from host memory (shape

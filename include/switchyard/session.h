@@ -158,6 +158,18 @@ class Session {
                                   const std::vector<std::string>& output_names = {},
                                   const RunOptions& run_options = {}) const;
 
+  // Runs with inputs and outputs bound ahead of time, possibly in device
+  // memory (IoBinding below), so tensors can stay on a GPU between runs.
+  Status run_with_binding(class IoBinding& binding, const RunOptions& run_options = {}) const;
+
+  // A tensor in the memory of the provider of this session that owns
+  // `device` (host memory for the CPU). The memory stays valid as long as
+  // the tensor, even past the session.
+  Result<Tensor> allocate_tensor(DataType dtype, const Shape& shape, Device device) const;
+  // Copies between host memory and the devices of this session's
+  // providers; dst already has src's type and shape.
+  Status copy_tensor(const Tensor& src, Tensor& dst) const;
+
   // Writes the profile recorded since creation (or the last call) as a
   // Chrome trace JSON file "<prefix>_<date>.json" and returns its path;
   // an empty string when profiling is off.
@@ -168,6 +180,38 @@ class Session {
  private:
   explicit Session(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+// Inputs and outputs bound to memory ahead of a run, as ONNX Runtime's
+// IOBinding: an input may already be on a provider's device (it is used
+// there without a copy when the nodes reading it run on that device); an
+// output may be asked for on a device, where it stays, or written into a
+// tensor the caller allocated.
+class IoBinding {
+ public:
+  void bind_input(const std::string& name, const Tensor& value);
+  // The output, on `device` (allocated by the run).
+  void bind_output(const std::string& name, Device device = kCpuDevice);
+  // The output, written into `preallocated` (its type and shape must match).
+  void bind_output(const std::string& name, const Tensor& preallocated);
+  void clear_inputs() { inputs_.clear(); }
+  void clear_outputs() {
+    outputs_.clear();
+    results_.clear();
+  }
+  // After run_with_binding: one tensor per bound output, in bind order.
+  const std::vector<Tensor>& outputs() const { return results_; }
+
+ private:
+  friend class Session;
+  struct Output {
+    std::string name;
+    Device device;
+    Tensor preallocated;  // undefined when the run allocates
+  };
+  std::vector<std::pair<std::string, Tensor>> inputs_;
+  std::vector<Output> outputs_;
+  std::vector<Tensor> results_;
 };
 
 // Where log messages go. Every line carries its severity and the log id of

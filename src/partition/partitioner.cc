@@ -10,6 +10,8 @@ class CopyKernel final : public Kernel {
   CopyKernel(const ExecutionProvider* provider, bool to_host) : provider_(provider), to_host_(to_host) {}
   Status run(KernelContext& ctx) const override {
     const Tensor* src = ctx.input(0);
+    // A feed bound in this device's memory (IoBinding) is used as it is.
+    if (!to_host_ && src->device() == provider_->device()) return ctx.set_output(0, *src);
     SY_ASSIGN_OR_RETURN(Tensor * dst, ctx.allocate_output(0, src->dtype(), src->shape()));
     return to_host_ ? provider_->copy_to_host(*src, *dst) : provider_->copy_from_host(*src, *dst);
   }

@@ -279,6 +279,10 @@ class PluginProvider final : public ExecutionProvider {
 
   Status copy_to_host(const Tensor& src, Tensor& dst) const override { return copy(src, dst, api_->copy_to_host); }
   Status copy_from_host(const Tensor& src, Tensor& dst) const override { return copy(src, dst, api_->copy_from_host); }
+  Status copy_on_device(const Tensor& src, Tensor& dst) const override {
+    if (api_->copy_on_device == nullptr) return not_implemented(name() + " cannot copy within its device");
+    return copy(src, dst, api_->copy_on_device);
+  }
 
   Status synchronize() override {
     if (api_->synchronize == nullptr) return ok_status();

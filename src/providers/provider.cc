@@ -27,6 +27,10 @@ Status ExecutionProvider::copy_from_host(const Tensor& src, Tensor& dst) const {
   return host_memory_copy(*this, src, dst, "copy_from_host");
 }
 
+Status ExecutionProvider::copy_on_device(const Tensor& src, Tensor& dst) const {
+  return host_memory_copy(*this, src, dst, "copy_on_device");
+}
+
 std::string RegistryProvider::decline_reason(const Graph&, const Node&) const { return {}; }
 
 std::vector<NodeClaim> RegistryProvider::claim(const Graph& graph, std::span<const NodeId> candidates) {

@@ -55,6 +55,8 @@ class ExecutionProvider {
   // allocated with src's dtype and shape. The CPU provider never needs them.
   virtual Status copy_to_host(const Tensor& src, Tensor& dst) const;
   virtual Status copy_from_host(const Tensor& src, Tensor& dst) const;
+  // A copy within this provider's device.
+  virtual Status copy_on_device(const Tensor& src, Tensor& dst) const;
 
   // Waits for work the provider queued asynchronously (a GPU stream); the
   // session calls it at the end of a run. Host providers have nothing to wait for.

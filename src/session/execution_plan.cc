@@ -75,6 +75,15 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
     for (ValueId v : plan.steps[s].node_ptr->implicit_inputs)
       if (v != kNoValue) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
   }
+  // The device side of a graph output lives to the end of the run: a run
+  // that keeps that output on the device (IoBinding) skips the copy and
+  // reads it after the last step.
+  for (ValueId out : graph.outputs) {
+    const NodeId producer = graph.values[static_cast<size_t>(out)].producer;
+    if (producer == kNoNode || graph.nodes[static_cast<size_t>(producer)].op_type != kCopyToHostOp) continue;
+    const ValueId source = graph.nodes[static_cast<size_t>(producer)].inputs[0];
+    if (source != kNoValue) last_use[static_cast<size_t>(source)] = static_cast<int>(plan.steps.size());
+  }
 
   // Greedy slot assignment in step order. A slot freed by step s can be
   // reused from step s+1 on: a kernel reads its inputs while writing outputs.

@@ -1,8 +1,10 @@
 #include "switchyard/session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -336,9 +338,10 @@ Status Session::Impl::check_feed(const ValueInfo& info, const ValueType& type, c
   }
   if (!feed.is_tensor())
     return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + feed.describe());
-  if (!feed.device().is_cpu())
-    return invalid_argument("input '" + info.name + "': tensors must be in host memory, got one on " +
-                            feed.device().to_string());
+  if (!feed.device().is_cpu() && provider_for(feed.device()) == nullptr)
+    return invalid_argument("input '" + info.name + "': it is in " + feed.device().to_string() +
+                            " memory, which no provider of this session owns (put it in host memory, or add the "
+                            "provider of that device)");
   if (type.dtype != DataType::kUndefined && feed.dtype() != type.dtype)
     return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " +
                             tensor_type_string(feed.dtype()));
@@ -389,7 +392,8 @@ void Session::Impl::release_frame(std::unique_ptr<ExecutionFrame> frame) const {
 
 Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                                const std::vector<std::string>& output_names,
-                                               const RunOptions& run_options) const {
+                                               const RunOptions& run_options,
+                                               const std::vector<Device>& device_outputs) const {
   const Graph& graph = *model.graph;
   (void)run_options;
 
@@ -430,7 +434,11 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     for (size_t i = 0; i < input_values.size(); ++i) {
       if (input_infos[i].name != name) continue;
       SY_RETURN_IF_ERROR(check_feed(input_infos[i], graph.values[static_cast<size_t>(input_values[i])].type, tensor));
-      frame->values[static_cast<size_t>(input_values[i])] = tensor;
+      if (tensor.is_tensor() && !tensor.device().is_cpu()) {
+        SY_ASSIGN_OR_RETURN(frame->values[static_cast<size_t>(input_values[i])], place_feed(input_values[i], tensor));
+      } else {
+        frame->values[static_cast<size_t>(input_values[i])] = tensor;
+      }
       bound[i] = true;
       matched = true;
     }
@@ -472,7 +480,28 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     }
     return first;
   };
+  // Outputs wanted on a device: their final copy to the host is skipped
+  // when it is the only use of the device value.
+  std::vector<ValueId> device_source(wanted.size(), kNoValue);
+  const PlanStep* skip_first = nullptr;  // the common case needs no set
+  std::vector<const PlanStep*> skipped;
+  for (size_t k = 0; k < wanted.size() && k < device_outputs.size(); ++k) {
+    if (device_outputs[k].is_cpu()) continue;
+    const Value& out = graph.values[static_cast<size_t>(wanted[k])];
+    if (out.producer == kNoNode) continue;
+    const Node& producer = graph.nodes[static_cast<size_t>(out.producer)];
+    if (producer.op_type != kCopyToHostOp || !out.consumers.empty()) continue;
+    const ValueId source = producer.inputs[0];
+    for (const PlanStep& step : plan.steps) {
+      if (step.node != out.producer) continue;
+      if (chain[static_cast<size_t>(step.provider)]->device() != device_outputs[k]) break;
+      device_source[k] = source;
+      skipped.push_back(&step);
+      skip_first = &step;
+    }
+  }
   for (const PlanStep& step : plan.steps) {
+    if (skip_first != nullptr && std::find(skipped.begin(), skipped.end(), &step) != skipped.end()) continue;
     if (run_options.terminate != nullptr && run_options.terminate->load(std::memory_order_relaxed)) {
       (void)wait_for_devices();
       return Status(StatusCode::kFail, "run" + (run_options.run_tag.empty() ? std::string() : " '" + run_options.run_tag + "'") +
@@ -498,6 +527,17 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     const ValuePlan& vp = plan.values[static_cast<size_t>(v)];
     size_t earlier = 0;
     while (earlier < k && wanted[earlier] != v) ++earlier;
+    const Device where = k < device_outputs.size() ? device_outputs[k] : kCpuDevice;
+    if (!where.is_cpu()) {
+      // In memory of its own on the device: the frame's buffers are reused.
+      const Tensor& src = device_source[k] != kNoValue ? frame->values[static_cast<size_t>(device_source[k])]
+                                                         : frame->values[static_cast<size_t>(v)];
+      const Tensor& value = src.defined() ? src : plan.constants[static_cast<size_t>(v)];
+      SY_ASSIGN_OR_RETURN(Tensor t, allocate_on(where, value.dtype(), value.shape()));
+      SY_RETURN_IF_ERROR(copy_between(value, t));
+      results.push_back(std::move(t));
+      continue;
+    }
     if (earlier < k) {  // the same output asked for twice: a second copy
       SY_ASSIGN_OR_RETURN(Tensor t, results[earlier].clone());
       results.push_back(std::move(t));
@@ -516,6 +556,138 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
   }
   return results;
 }
+
+ExecutionProvider* Session::Impl::provider_for(Device d) const {
+  for (ExecutionProvider* p : chain)
+    if (p->device() == d) return p;
+  return nullptr;
+}
+
+Result<Tensor> Session::Impl::place_feed(ValueId input, const Tensor& feed) const {
+  const Graph& graph = *model.graph;
+  ExecutionProvider* owner = provider_for(feed.device());
+  if (owner == nullptr)
+    return invalid_argument("input '" + graph.values[static_cast<size_t>(input)].name + "' is in " +
+                            feed.device().to_string() + " memory, which no provider of this session owns");
+  // Used in place when every reader is a copy to that same device.
+  bool in_place = true;
+  for (NodeId c : graph.values[static_cast<size_t>(input)].consumers) {
+    const Node& n = graph.nodes[static_cast<size_t>(c)];
+    bool same_device = false;
+    for (const PlanStep& step : plan.steps)
+      if (step.node == c) same_device = chain[static_cast<size_t>(step.provider)]->device() == feed.device();
+    if (n.op_type != kCopyFromHostOp || !same_device) in_place = false;
+  }
+  if (in_place) return feed;
+  SY_ASSIGN_OR_RETURN(Tensor host, Tensor::allocate_uninitialized(feed.dtype(), feed.shape()));
+  SY_RETURN_IF_ERROR(owner->copy_to_host(feed, host));
+  return host;
+}
+
+Result<Tensor> Session::Impl::allocate_on(Device d, DataType dtype, const Shape& shape) const {
+  if (d.is_cpu()) return Tensor::allocate_uninitialized(dtype, shape);
+  std::shared_ptr<ExecutionProvider> owner;
+  for (const auto& p : providers)
+    if (p->device() == d) owner = p;
+  if (owner == nullptr) return invalid_argument(d.to_string() + " is not the device of any provider of this session");
+  if (dtype == DataType::kString) return invalid_argument("string tensors cannot live on " + d.to_string());
+  const size_t bytes = storage_bytes(dtype, shape.num_elements());
+  void* p = owner->allocator()->allocate(bytes);
+  if (p == nullptr) {
+    const std::string why = owner->allocator()->last_error();
+    return Status(StatusCode::kOutOfMemory, "failed to allocate " + std::to_string(bytes) + " bytes on " + d.to_string() +
+                                                (why.empty() ? "" : ": " + why));
+  }
+  // The tensor keeps the provider (and so its allocator) alive.
+  std::shared_ptr<void> memory(p, [owner](void* q) { owner->allocator()->deallocate(q); });
+  return Tensor::shared(dtype, shape, p, std::move(memory), d);
+}
+
+Status Session::Impl::copy_between(const Tensor& src, Tensor& dst) const {
+  if (src.dtype() != dst.dtype() || src.shape() != dst.shape())
+    return invalid_argument("copy from " + src.describe() + " to " + dst.describe() + ": type or shape differs");
+  const Device from = src.device(), to = dst.device();
+  if (from.is_cpu() && to.is_cpu()) {
+    if (src.byte_size() > 0 && src.raw_data() != dst.raw_data()) std::memcpy(dst.raw_data(), src.raw_data(), src.byte_size());
+    return ok_status();
+  }
+  ExecutionProvider* src_owner = from.is_cpu() ? nullptr : provider_for(from);
+  ExecutionProvider* dst_owner = to.is_cpu() ? nullptr : provider_for(to);
+  if ((!from.is_cpu() && src_owner == nullptr) || (!to.is_cpu() && dst_owner == nullptr))
+    return invalid_argument("copy from " + from.to_string() + " to " + to.to_string() +
+                            ": no provider of this session owns that device");
+  if (from.is_cpu()) return dst_owner->copy_from_host(src, dst);
+  if (to.is_cpu()) return src_owner->copy_to_host(src, dst);
+  if (from == to) return src_owner->copy_on_device(src, dst);
+  SY_ASSIGN_OR_RETURN(Tensor host, Tensor::allocate_uninitialized(src.dtype(), src.shape()));
+  SY_RETURN_IF_ERROR(src_owner->copy_to_host(src, host));
+  return dst_owner->copy_from_host(host, dst);
+}
+
+// ---- IoBinding ---------------------------------------------------------------
+
+void IoBinding::bind_input(const std::string& name, const Tensor& value) {
+  for (auto& [n, t] : inputs_) {
+    if (n == name) {
+      t = value;
+      return;
+    }
+  }
+  inputs_.emplace_back(name, value);
+}
+
+void IoBinding::bind_output(const std::string& name, Device device) {
+  for (Output& o : outputs_) {
+    if (o.name == name) {
+      o = {name, device, Tensor()};
+      return;
+    }
+  }
+  outputs_.push_back({name, device, Tensor()});
+}
+
+void IoBinding::bind_output(const std::string& name, const Tensor& preallocated) {
+  for (Output& o : outputs_) {
+    if (o.name == name) {
+      o = {name, preallocated.device(), preallocated};
+      return;
+    }
+  }
+  outputs_.push_back({name, preallocated.device(), preallocated});
+}
+
+Status Session::run_with_binding(IoBinding& binding, const RunOptions& run_options) const {
+  std::vector<std::string> names;
+  std::vector<Device> devices;
+  for (const IoBinding::Output& o : binding.outputs_) {
+    names.push_back(o.name);
+    devices.push_back(o.device);
+  }
+  if (names.empty()) {  // nothing bound: every output, on the host
+    for (const ValueInfo& o : impl_->output_infos) {
+      names.push_back(o.name);
+      devices.push_back(kCpuDevice);
+    }
+  }
+  SY_ASSIGN_OR_RETURN(std::vector<Tensor> results, impl_->run(binding.inputs_, names, run_options, devices));
+  for (size_t k = 0; k < binding.outputs_.size(); ++k) {
+    Tensor& pre = binding.outputs_[k].preallocated;
+    if (!pre.defined()) continue;
+    if (pre.dtype() != results[k].dtype() || pre.shape() != results[k].shape())
+      return invalid_argument("output '" + names[k] + "' is " + results[k].describe() + " but the tensor bound for it is " +
+                              pre.describe());
+    SY_RETURN_IF_ERROR(impl_->copy_between(results[k], pre));
+    results[k] = pre;
+  }
+  binding.results_ = std::move(results);
+  return ok_status();
+}
+
+Result<Tensor> Session::allocate_tensor(DataType dtype, const Shape& shape, Device device) const {
+  return impl_->allocate_on(device, dtype, shape);
+}
+
+Status Session::copy_tensor(const Tensor& src, Tensor& dst) const { return impl_->copy_between(src, dst); }
 
 // ---- the public Session -------------------------------------------------------
 

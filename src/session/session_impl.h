@@ -23,8 +23,20 @@ class Session::Impl {
  public:
   static Result<std::unique_ptr<Impl>> create(Model model, const SessionOptions& options);
 
+  // `device_outputs`: per output name asked for, the device it should stay
+  // on (empty: all on the host). A device output skips its final copy to
+  // the host and is returned in memory of its own on that device.
   Result<std::vector<Tensor>> run(const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                  const std::vector<std::string>& output_names, const RunOptions& run_options) const;
+                                  const std::vector<std::string>& output_names, const RunOptions& run_options,
+                                  const std::vector<Device>& device_outputs = {}) const;
+
+  // The provider whose device is `d`, or nullptr.
+  ExecutionProvider* provider_for(Device d) const;
+  // A feed in device memory that the nodes reading it cannot take there
+  // is brought to the host first.
+  Result<Tensor> place_feed(ValueId input, const Tensor& feed) const;
+  Result<Tensor> allocate_on(Device d, DataType dtype, const Shape& shape) const;
+  Status copy_between(const Tensor& src, Tensor& dst) const;
 
   SessionOptions options;
   std::string log_id;
@@ -37,7 +49,8 @@ class Session::Impl {
   std::vector<NodeAssignment> assignment;
   PlacementSummary placement;
   std::vector<std::string> requested;  // long names, in order
-  std::vector<std::unique_ptr<ExecutionProvider>> providers;
+  // Shared: device tensors handed to callers keep their provider alive.
+  std::vector<std::shared_ptr<ExecutionProvider>> providers;
   std::vector<ExecutionProvider*> chain;
   std::vector<Allocator*> provider_allocators;
   std::vector<std::unique_ptr<Kernel>> kernels;

@@ -64,6 +64,11 @@ int copy(const sy_tensor* src, sy_tensor* dst, bool to_host, char* error, size_t
 }
 int copy_to_host(sy_provider*, const sy_tensor* src, sy_tensor* dst, char* e, size_t n) { return copy(src, dst, true, e, n); }
 int copy_from_host(sy_provider*, const sy_tensor* src, sy_tensor* dst, char* e, size_t n) { return copy(src, dst, false, e, n); }
+int copy_on_device(sy_provider*, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size) {
+  if (!on_device(*src) || !on_device(*dst)) return fail(error, error_size, "copy_on_device between the wrong devices");
+  std::memcpy(dst->data, src->data, static_cast<size_t>(count(*src)) * 4);
+  return 0;
+}
 
 int create_kernel(sy_provider* p, const sy_node* node, sy_kernel** kernel, uint64_t* host_inputs, char* reason,
                   size_t reason_size) {
@@ -130,7 +135,7 @@ int describe(sy_provider*, char* text, size_t size) {
 const sy_provider_api kApi = {
     SY_PROVIDER_ABI_VERSION, sizeof(sy_provider_api), "TestPluginExecutionProvider", "testplugin",
     create, destroy, availability, device, allocate, deallocate, nullptr,
-    copy_to_host, copy_from_host, create_kernel, kernel_run, kernel_destroy, nullptr, describe,
+    copy_to_host, copy_from_host, copy_on_device, create_kernel, kernel_run, kernel_destroy, nullptr, describe,
 };
 
 }  // namespace

@@ -207,6 +207,14 @@ Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
   return cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyHostToDevice, stream_), "copy to the GPU");
 }
 
+Status CudaProvider::copy_on_device(const sy_tensor& src, sy_tensor& dst) {
+  TensorRef s{src};
+  const size_t bytes = s.byte_size();
+  if (bytes == 0) return ok_status();
+  cudaSetDevice(options_.device_id);
+  return cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice, stream_), "copy on the GPU");
+}
+
 Status CudaProvider::synchronize() {
   if (!stream_) return ok_status();
   return cuda_status(cudaStreamSynchronize(stream_), "waiting for the GPU");

@@ -46,6 +46,7 @@ class CudaProvider {
 
   Status copy_to_host(const sy_tensor& src, sy_tensor& dst);
   Status copy_from_host(const sy_tensor& src, sy_tensor& dst);
+  Status copy_on_device(const sy_tensor& src, sy_tensor& dst);
   Status synchronize();
   // Claims a node: a kernel, or the reason it declines.
   Status create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs);

@@ -89,6 +89,10 @@ int api_copy_from_host(sy_provider* p, const sy_tensor* src, sy_tensor* dst, cha
   return guarded(error, error_size, [&] { return report(p->impl->copy_from_host(*src, *dst), error, error_size); });
 }
 
+int api_copy_on_device(sy_provider* p, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size) {
+  return guarded(error, error_size, [&] { return report(p->impl->copy_on_device(*src, *dst), error, error_size); });
+}
+
 int api_create_kernel(sy_provider* p, const sy_node* node, sy_kernel** kernel, uint64_t* host_inputs, char* reason,
                       size_t reason_size) {
   *kernel = nullptr;
@@ -141,6 +145,7 @@ const sy_provider_api kApi = {
     api_last_error,
     api_copy_to_host,
     api_copy_from_host,
+    api_copy_on_device,
     api_create_kernel,
     api_kernel_run,
     api_kernel_destroy,

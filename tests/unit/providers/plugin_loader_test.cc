@@ -150,3 +150,82 @@ TEST_F(PluginLoaderTest, PluginOptionErrorsComeFromThePlugin) {
 
 }  // namespace
 }  // namespace sy
+
+namespace sy {
+namespace {
+
+// x -> Relu -> Reshape [3,2] -> y, all on the test plugin's sim:7 device.
+std::string relu_reshape_model() {
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2, 3});
+  b.initializer("shape", testing::make_tensor<int64_t>({2}, {3, -1}));
+  b.node("Relu", {"x"}, {"r"}, {}, "relu1");
+  b.node("Reshape", {"r", "shape"}, {"y"}, {}, "reshape1");
+  b.output("y", DataType::kFloat, {3, 2});
+  return b.build();
+}
+
+TEST_F(PluginLoaderTest, IoBindingKeepsInputsAndOutputsOnTheDevice) {
+  const std::string bytes = relu_reshape_model();
+  SessionOptions o;
+  o.providers = {{"testplugin", {{"run_ops", "1"}}}, {"cpu", {}}};
+  o.log_level = LogLevel::kFatal;
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  const Device sim{DeviceType::kSimulated, 7};
+
+  Tensor host_x = testing::make_tensor<float>({2, 3}, {-1, 2, -3, 4, -5, 6});
+  auto x = (*s)->allocate_tensor(DataType::kFloat, Shape{2, 3}, sim);
+  ASSERT_TRUE(x.ok()) << x.status().to_string();
+  EXPECT_EQ(x->device(), sim);
+  ASSERT_TRUE((*s)->copy_tensor(host_x, *x).ok());
+
+  IoBinding binding;
+  binding.bind_input("x", *x);
+  binding.bind_output("y", sim);
+  for (int run = 0; run < 3; ++run) {  // the same binding serves many runs
+    Status st = (*s)->run_with_binding(binding);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    ASSERT_EQ(binding.outputs().size(), 1u);
+    const Tensor& y = binding.outputs()[0];
+    EXPECT_EQ(y.device(), sim);
+    EXPECT_EQ(y.shape(), (Shape{3, 2}));
+    auto back = Tensor::allocate(DataType::kFloat, Shape{3, 2});
+    ASSERT_TRUE((*s)->copy_tensor(y, *back).ok());
+    const std::vector<float> want = {0, 2, 0, 4, 0, 6};
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(back->data<float>()[i], want[i]) << i;
+  }
+
+  // A device output outlives the session that made it.
+  Tensor kept = binding.outputs()[0];
+  s->reset();
+  EXPECT_EQ(kept.data<float>()[1], 2.0f);  // sim:7 memory is host memory
+}
+
+TEST_F(PluginLoaderTest, IoBindingWritesIntoAPreallocatedHostTensor) {
+  const std::string bytes = relu_reshape_model();
+  SessionOptions o;
+  o.providers = {{"testplugin", {{"run_ops", "1"}}}, {"cpu", {}}};
+  o.log_level = LogLevel::kFatal;
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto out = Tensor::allocate(DataType::kFloat, Shape{3, 2});
+  IoBinding binding;
+  binding.bind_input("x", testing::make_tensor<float>({2, 3}, {1, -2, 3, -4, 5, -6}));
+  binding.bind_output("y", *out);
+  Status st = (*s)->run_with_binding(binding);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(binding.outputs()[0].raw_data(), out->raw_data());
+  const std::vector<float> want = {1, 0, 3, 0, 5, 0};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(out->data<float>()[i], want[i]) << i;
+
+  auto wrong = Tensor::allocate(DataType::kFloat, Shape{6});
+  binding.bind_output("y", *wrong);
+  st = (*s)->run_with_binding(binding);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("output 'y' is float[3,2] but the tensor bound for it is float[6]"), std::string::npos)
+      << st.message();
+}
+
+}  // namespace
+}  // namespace sy

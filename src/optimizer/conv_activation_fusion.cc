@@ -1,0 +1,92 @@
+// Conv + Relu / Clip fusion: the activation moves into the Conv as the
+// sy_activation / sy_activation_params attributes (providers/cpu/conv/
+// conv_util.h), which the Conv kernels apply as the GEMM stores its result,
+// so the separate pass over the Conv output goes away. ReLU6 (Clip 0..6) is
+// what MobileNet exports after every expansion and depthwise Conv.
+#include <limits>
+#include <vector>
+
+#include "optimizer/optimizer.h"
+#include "optimizer/rewrite_util.h"
+
+namespace sy {
+namespace {
+
+// The attribute names the Conv kernels read (kept in step with
+// kConvActivationAttr / kConvActivationParamsAttr in conv_util.h, which the
+// optimizer does not include: it sits below the providers).
+constexpr const char* kActivationAttr = "sy_activation";
+constexpr const char* kActivationParamsAttr = "sy_activation_params";
+
+// The bounds of a Clip node, when they are known now.
+bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi) {
+  *lo = -std::numeric_limits<float>::infinity();
+  *hi = std::numeric_limits<float>::infinity();
+  if (clip.since_version < 11) {
+    // Bounds are attributes, defaulting to the float range.
+    *lo = clip.attr_float("min", std::numeric_limits<float>::lowest());
+    *hi = clip.attr_float("max", std::numeric_limits<float>::max());
+    return true;
+  }
+  double v = 0;
+  if (clip.has_input(1)) {
+    const Tensor* t = graph.constant(clip.inputs[1]);
+    if (t == nullptr || t->num_elements() != 1 || !rewrite::constant_scalar(graph, clip.inputs[1], &v)) return false;
+    *lo = static_cast<float>(v);
+  }
+  if (clip.has_input(2)) {
+    const Tensor* t = graph.constant(clip.inputs[2]);
+    if (t == nullptr || t->num_elements() != 1 || !rewrite::constant_scalar(graph, clip.inputs[2], &v)) return false;
+    *hi = static_cast<float>(v);
+  }
+  return true;
+}
+
+Attribute string_attribute(const char* name, const std::string& value) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kString;
+  a.s = value;
+  return a;
+}
+
+bool fuse_one(Graph& graph, Node& conv) {
+  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.has_attr(kActivationAttr)) return false;
+  const ValueId conv_out = conv.outputs[0];
+  // The CPU Conv kernel is float only; other types keep the separate node.
+  if (graph.values[static_cast<size_t>(conv_out)].type.dtype != DataType::kFloat) return false;
+  Node* act = rewrite::single_consumer(graph, conv_out);
+  if (act == nullptr || act->inputs.empty() || act->inputs[0] != conv_out || act->outputs.size() != 1) return false;
+  if (rewrite::is_op(*act, "Relu")) {
+    conv.attributes.push_back(string_attribute(kActivationAttr, "Relu"));
+  } else if (rewrite::is_op(*act, "Clip")) {
+    float lo = 0, hi = 0;
+    if (!clip_bounds(graph, *act, &lo, &hi)) return false;
+    conv.attributes.push_back(string_attribute(kActivationAttr, "Clip"));
+    Attribute params;
+    params.name = kActivationParamsAttr;
+    params.type = AttributeType::kFloats;
+    params.floats = {lo, hi};
+    conv.attributes.push_back(std::move(params));
+  } else {
+    return false;
+  }
+  conv.outputs[0] = act->outputs[0];
+  act->removed = true;
+  return true;
+}
+
+}  // namespace
+
+Status fuse_conv_activation(Graph& graph, int* fused) {
+  graph.link_subgraph_inputs();
+  for (Node& node : graph.nodes) {
+    if (node.removed || !fuse_one(graph, node)) continue;
+    ++*fused;
+    // Later matches count consumers: keep the links exact.
+    graph.rebuild_links();
+  }
+  return ok_status();
+}
+
+}  // namespace sy

@@ -1,0 +1,93 @@
+#include "optimizer/rewrite_util.h"
+
+#include <cmath>
+
+namespace sy::rewrite {
+
+Node* producer(Graph& graph, ValueId v) {
+  if (v == kNoValue) return nullptr;
+  const NodeId p = graph.values[static_cast<size_t>(v)].producer;
+  if (p == kNoNode) return nullptr;
+  Node& node = graph.nodes[static_cast<size_t>(p)];
+  return node.removed ? nullptr : &node;
+}
+
+bool has_single_consumer(const Graph& graph, ValueId v) {
+  if (v == kNoValue) return false;
+  const Value& value = graph.values[static_cast<size_t>(v)];
+  if (value.is_graph_output) return false;
+  int live = 0;
+  for (NodeId c : value.consumers)
+    if (!graph.nodes[static_cast<size_t>(c)].removed) ++live;
+  return live == 1;
+}
+
+Node* single_consumer(Graph& graph, ValueId v) {
+  if (!has_single_consumer(graph, v)) return nullptr;
+  for (NodeId c : graph.values[static_cast<size_t>(v)].consumers)
+    if (!graph.nodes[static_cast<size_t>(c)].removed) return &graph.nodes[static_cast<size_t>(c)];
+  return nullptr;
+}
+
+bool is_op(const Node& node, const char* op_type) {
+  return !node.removed && node.domain.empty() && node.op_type == op_type;
+}
+
+bool constant_scalar(const Graph& graph, ValueId v, double* value) {
+  if (v == kNoValue) return false;
+  const Tensor* t = graph.constant(v);
+  if (t == nullptr || !t->is_tensor() || t->num_elements() < 1) return false;
+  auto element = [&](int64_t i) -> double {
+    switch (t->dtype()) {
+      case DataType::kFloat: return t->data<float>()[i];
+      case DataType::kDouble: return t->data<double>()[i];
+      case DataType::kFloat16: return float16_to_float(t->data<uint16_t>()[i]);
+      case DataType::kBfloat16: return bfloat16_to_float(t->data<uint16_t>()[i]);
+      default: return std::nan("");
+    }
+  };
+  const double first = element(0);
+  if (std::isnan(first)) return false;
+  for (int64_t i = 1; i < t->num_elements(); ++i)
+    if (element(i) != first) return false;
+  *value = first;
+  return true;
+}
+
+bool constant_near(const Graph& graph, ValueId v, double expected) {
+  double got = 0;
+  if (!constant_scalar(graph, v, &got)) return false;
+  return std::fabs(got - expected) <= 1e-5 * std::fabs(expected);
+}
+
+ValueId other_input(const Node& node, ValueId known) {
+  if (node.inputs.size() != 2) return kNoValue;
+  if (node.inputs[0] == known) return node.inputs[1];
+  if (node.inputs[1] == known) return node.inputs[0];
+  return kNoValue;
+}
+
+std::string unique_value_name(const Graph& graph, const std::string& base) {
+  if (graph.find_value(base) == kNoValue) return base;
+  for (int i = 1;; ++i) {
+    std::string name = base + "_" + std::to_string(i);
+    if (graph.find_value(name) == kNoValue) return name;
+  }
+}
+
+ValueId add_constant(Graph& graph, const std::string& base_name, Tensor tensor) {
+  const ValueId v = graph.add_value(unique_value_name(graph, base_name), ValueType::tensor(tensor.dtype(), tensor.shape()));
+  graph.values[static_cast<size_t>(v)].is_initializer = true;
+  graph.initializers[v] = std::move(tensor);
+  return v;
+}
+
+void replace_uses(Graph& graph, ValueId from, ValueId to) {
+  for (Node& n : graph.nodes) {
+    if (n.removed) continue;
+    for (ValueId& in : n.inputs)
+      if (in == from) in = to;
+  }
+}
+
+}  // namespace sy::rewrite

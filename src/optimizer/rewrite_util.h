@@ -1,0 +1,49 @@
+// Small helpers the fusion and layout passes share: who reads a value,
+// what a constant holds, new names and new constants.
+//
+// The passes call Graph::link_subgraph_inputs() first, so that a value read
+// from inside an If/Loop body counts as a consumer and is never fused away.
+#pragma once
+
+#include <string>
+
+#include "model/graph.h"
+
+namespace sy::rewrite {
+
+// The node producing `v`, or nullptr for inputs, constants and removed nodes.
+Node* producer(Graph& graph, ValueId v);
+
+// True when `v` is read by exactly one live node (through any number of its
+// inputs) and is not a graph output: a pass may then fold that reader and
+// the producer into one node without anyone else losing the value.
+bool has_single_consumer(const Graph& graph, ValueId v);
+// The single live consumer of `v` (see has_single_consumer), or nullptr.
+Node* single_consumer(Graph& graph, ValueId v);
+
+// True for an ai.onnx node of `op_type`.
+bool is_op(const Node& node, const char* op_type);
+
+// The value of a constant whose elements are all equal (a scalar, or a
+// tensor of any shape holding one repeated value) of a floating-point type,
+// as a double. False when `v` is not such a constant.
+bool constant_scalar(const Graph& graph, ValueId v, double* value);
+// True when `v` is a uniform constant within a relative 1e-5 of `expected`
+// (exporters write sqrt(2) and the like rounded to float).
+bool constant_near(const Graph& graph, ValueId v, double expected);
+
+// For a node with two inputs, the one that is not `known`; kNoValue when
+// neither is `known` or the node does not have exactly two inputs.
+ValueId other_input(const Node& node, ValueId known);
+
+// A value name not used in the graph yet: `base`, else `base_1`, `base_2`...
+std::string unique_value_name(const Graph& graph, const std::string& base);
+
+// Adds a constant value holding `tensor` under a new unique name.
+ValueId add_constant(Graph& graph, const std::string& base_name, Tensor tensor);
+
+// Points every reader of `from` at `to` (explicit inputs only; callers make
+// sure no subgraph reads `from`).
+void replace_uses(Graph& graph, ValueId from, ValueId to);
+
+}  // namespace sy::rewrite
