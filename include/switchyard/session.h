@@ -224,6 +224,13 @@ void set_log_function(LogFunction function);
 // A declared shape as text: "[batch,3,224,224]", "[?]" when the rank is unknown.
 std::string shape_string(const ValueInfo& info);
 
+// Device memory without a session (onnxruntime's OrtValue on "cuda"): a
+// process-wide provider instance per device serves these. The copy waits
+// until the bytes have arrived. Fails, with the provider's reason, when
+// the device cannot be used here.
+Result<Tensor> allocate_device_tensor(DataType dtype, const Shape& shape, Device device);
+Status copy_tensor(const Tensor& src, Tensor& dst);
+
 // Long names of the providers that can load on this machine.
 std::vector<std::string> available_providers();
 // Long names of every provider Switchyard knows.

@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "switchyard/session.h"
@@ -77,5 +79,9 @@ struct PyRunOptions {
 // "allow" / "warn" / "error" <-> FallbackAction.
 FallbackAction parse_fallback_action(const std::string& text);
 const char* fallback_action_name(FallbackAction action);
+
+// OrtValue and the IOBinding behind InferenceSession.io_binding();
+// `session_of` gives the core Session behind a Python _Session.
+void bind_io_binding(py::module_& m, const std::function<std::shared_ptr<Session>(const py::object&)>& session_of);
 
 }  // namespace sy::python

@@ -136,6 +136,7 @@ class PySession {
   }
 
   Session& session() const { return *session_; }
+  std::shared_ptr<Session> shared() const { return session_; }
 
   // Checks and converts the feeds; a missing required input is reported
   // before any conversion, as ONNX Runtime does.
@@ -266,7 +267,7 @@ class PySession {
   }
 
  private:
-  std::unique_ptr<Session> session_;
+  std::shared_ptr<Session> session_;
 };
 
 void bind_options(py::module_& m) {
@@ -416,6 +417,7 @@ PYBIND11_MODULE(_switchyard, m) {
   register_exceptions(m);
   bind_options(m);
   bind_session(m);
+  bind_io_binding(m, [](const py::object& session) { return session.cast<const PySession&>().shared(); });
 
   m.def("get_available_providers", &available_providers,
         "Long names of the execution providers that can run on this machine.");

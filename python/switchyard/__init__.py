@@ -21,6 +21,7 @@ from ._switchyard import (
     NoModel,
     NoSuchFile,
     NotImplemented,  # noqa: A004 - onnxruntime's name
+    OrtValue,
     RunOptions,
     RuntimeException,
     SessionOptions,
@@ -33,7 +34,7 @@ from ._switchyard import (
     set_default_logger_verbosity,
 )
 from ._doctor import DoctorReport, ProviderDiagnosis, doctor
-from .session import InferenceSession, ModelMetadata, NodeArg, Session
+from .session import InferenceSession, IOBinding, ModelMetadata, NodeArg, Session
 from . import capi  # noqa: F401 - switchyard.capi.onnxruntime_pybind11_state, as in onnxruntime
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "ExecutionMode",
     "Fail",
     "GraphOptimizationLevel",
+    "IOBinding",
     "InferenceSession",
     "InvalidArgument",
     "InvalidGraph",
@@ -55,6 +57,7 @@ __all__ = [
     "NoSuchFile",
     "NodeArg",
     "NotImplemented",
+    "OrtValue",
     "ProviderDiagnosis",
     "RunOptions",
     "RuntimeException",

@@ -9,6 +9,22 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats) {
   SY_RETURN_IF_ERROR(eliminate_identities(graph, &s.identities_removed));
   SY_RETURN_IF_ERROR(fold_constants(graph, &s.folded));
   SY_RETURN_IF_ERROR(eliminate_dead_nodes(graph, &s.dead_removed));
+  // Fusions match constant operands, so they run after folding has turned
+  // Constant nodes and weight arithmetic into constants.
+  if (level == OptimizationLevel::kExtended || level == OptimizationLevel::kAll) {
+    // BN first: Conv -> BN -> Relu becomes Conv(+BN) -> Relu, then one Conv.
+    SY_RETURN_IF_ERROR(fuse_conv_batchnorm(graph, &s.conv_bn_fused));
+    SY_RETURN_IF_ERROR(fuse_conv_activation(graph, &s.conv_activations_fused));
+    SY_RETURN_IF_ERROR(fuse_gelu(graph, &s.gelus_fused));
+  }
+  if (level == OptimizationLevel::kAll) {
+    SY_RETURN_IF_ERROR(cancel_transposes(graph, &s.transposes_removed));
+    SY_RETURN_IF_ERROR(collapse_reshapes(graph, &s.reshapes_removed));
+    // A Reshape now reading its input directly may leave a shape value
+    // nothing reads.
+    SY_RETURN_IF_ERROR(eliminate_dead_nodes(graph, &s.dead_removed));
+  }
+  SY_RETURN_IF_ERROR(drop_unused_constants(graph, &s.constants_dropped));
   graph.compact();
   return ok_status();
 }

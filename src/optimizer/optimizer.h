@@ -1,8 +1,11 @@
 // Graph passes, chosen by optimization level (ONNX Runtime's names):
-//   basic:    constant folding, identity and dead-node elimination
-//   extended: (fusions; to come)
-//   all:      (layout passes; to come)
-// Each pass lives in its own file and can be run alone in tests.
+//   basic:    constant folding, identity and dead-node elimination, and
+//             dropping the constants nothing reads any more
+//   extended: basic, then fusions: Conv + BatchNormalization, Conv + Relu /
+//             Clip, the GELU chains into Gelu
+//   all:      extended, then layout passes: Transpose pairs, Reshape chains
+// Each pass lives in its own file and can be run alone in tests; each adds
+// what it did to its counter.
 #pragma once
 
 #include "model/graph.h"
@@ -15,9 +18,17 @@ struct PassStats {
   int folded = 0;
   int identities_removed = 0;
   int dead_removed = 0;
+  int constants_dropped = 0;
+  int conv_bn_fused = 0;
+  int conv_activations_fused = 0;
+  int gelus_fused = 0;
+  int transposes_removed = 0;
+  int reshapes_removed = 0;
 };
 
 Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats = nullptr);
+
+// ---- basic
 
 // Runs nodes whose inputs are all constant on the CPU and replaces their
 // outputs with the results. Shape of a statically shaped value folds too.
@@ -26,5 +37,27 @@ Status fold_constants(Graph& graph, int* folded);
 Status eliminate_identities(Graph& graph, int* removed);
 // Removes nodes whose outputs nobody uses.
 Status eliminate_dead_nodes(Graph& graph, int* removed);
+// Erases constants that no live node reads and that are not graph outputs.
+Status drop_unused_constants(Graph& graph, int* dropped);
+
+// ---- extended
+
+// Folds an inference BatchNormalization into the Conv before it (constant
+// float weights, the Conv output read by the BN only) as new weights and bias.
+Status fuse_conv_batchnorm(Graph& graph, int* fused);
+// Moves a Relu or Clip (constant bounds) after a float Conv into the Conv's
+// sy_activation / sy_activation_params attributes.
+Status fuse_conv_activation(Graph& graph, int* fused);
+// Replaces the exported GELU chains (erf form and tanh form) with Gelu.
+Status fuse_gelu(Graph& graph, int* fused);
+
+// ---- all
+
+// Transpose(Transpose(x)): both removed when the permutations cancel, one
+// Transpose with the composed permutation otherwise. Counts nodes removed.
+Status cancel_transposes(Graph& graph, int* removed);
+// Reshape(Reshape(x, s1), s2) -> Reshape(x, s2) when s2 is constant and
+// does not copy input dims. Counts nodes removed.
+Status collapse_reshapes(Graph& graph, int* removed);
 
 }  // namespace sy

@@ -44,9 +44,12 @@ std::vector<std::string> provider_search_path() {
   std::vector<std::string> dirs;
   if (std::getenv("SWITCHYARD_PROVIDER_PATH") != nullptr)
     return split_path_list(env_value("SWITCHYARD_PROVIDER_PATH"));  // an explicit path replaces the defaults
-  for (const std::string& d : {executable_dir(), module_dir()}) {
+  const std::string module = module_dir();
+  for (const std::string& d : {executable_dir(), module}) {
     if (d.empty()) continue;
-    for (const std::string& candidate : {d, d + "/..", d + "/../lib"})
+    // The Python module sits in <build>/python/switchyard: two levels down.
+    const std::string up2 = d == module ? d + "/../.." : d + "/..";
+    for (const std::string& candidate : {d, d + "/..", d + "/../lib", up2})
       if (std::find(dirs.begin(), dirs.end(), candidate) == dirs.end()) dirs.push_back(candidate);
   }
   return dirs;

@@ -208,7 +208,7 @@ Result<std::unique_ptr<ExecutionProvider>> create_provider(const std::string& lo
     why.available = false;
     why.reason = p.name + " is " + d.reason;
     for (const DoctorCheck& c : d.checks)
-      if (!c.ok) why.reason += "; also " + c.what + ": " + c.detail;
+      if (!c.ok && c.what.rfind("provider library", 0) != 0) why.reason += "; also " + c.what + ": " + c.detail;
     why.fix = d.fix;
     return make_unavailable_provider(p.name, p.short_name, why);
   }

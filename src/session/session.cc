@@ -624,6 +624,64 @@ Status Session::Impl::copy_between(const Tensor& src, Tensor& dst) const {
   return dst_owner->copy_from_host(host, dst);
 }
 
+// ---- device memory without a session ----------------------------------------
+
+namespace {
+
+// The provider serving a device outside sessions, created on first use.
+Result<std::shared_ptr<ExecutionProvider>> device_provider(Device d) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::shared_ptr<ExecutionProvider>> providers;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(static_cast<int>(d.type), d.id);
+  if (auto it = providers.find(key); it != providers.end()) return it->second;
+  if (d.type != DeviceType::kCuda) return invalid_argument("no provider serves " + d.to_string() + " memory outside a session");
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionProvider> p,
+                      create_provider("CUDAExecutionProvider", {{"device_id", std::to_string(d.id)}}));
+  const Availability a = p->availability();
+  if (!a.available)
+    return Status(StatusCode::kUnavailable, p->name() + " is not available for " + d.to_string() + ": " + a.reason +
+                                                (a.fix.empty() ? "" : "; fix: " + a.fix));
+  std::shared_ptr<ExecutionProvider> shared(std::move(p));
+  providers[key] = shared;
+  return shared;
+}
+
+}  // namespace
+
+Result<Tensor> allocate_device_tensor(DataType dtype, const Shape& shape, Device device) {
+  if (device.is_cpu()) return Tensor::allocate(dtype, shape);
+  SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> owner, device_provider(device));
+  const size_t bytes = storage_bytes(dtype, shape.num_elements());
+  void* p = owner->allocator()->allocate(bytes);
+  if (p == nullptr)
+    return Status(StatusCode::kOutOfMemory, "failed to allocate " + std::to_string(bytes) + " bytes on " +
+                                                device.to_string() + ": " + owner->allocator()->last_error());
+  std::shared_ptr<void> memory(p, [owner](void* q) { owner->allocator()->deallocate(q); });
+  return Tensor::shared(dtype, shape, p, std::move(memory), device);
+}
+
+Status copy_tensor(const Tensor& src, Tensor& dst) {
+  if (src.dtype() != dst.dtype() || src.shape() != dst.shape())
+    return invalid_argument("copy from " + src.describe() + " to " + dst.describe() + ": type or shape differs");
+  if (src.device().is_cpu() && dst.device().is_cpu()) {
+    if (src.byte_size() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.byte_size());
+    return ok_status();
+  }
+  if (!src.device().is_cpu() && !dst.device().is_cpu() && src.device() != dst.device()) {
+    SY_ASSIGN_OR_RETURN(Tensor host, Tensor::allocate_uninitialized(src.dtype(), src.shape()));
+    SY_RETURN_IF_ERROR(copy_tensor(src, host));
+    return copy_tensor(host, dst);
+  }
+  const Device d = src.device().is_cpu() ? dst.device() : src.device();
+  SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> p, device_provider(d));
+  if (src.device().is_cpu()) SY_RETURN_IF_ERROR(p->copy_from_host(src, dst));
+  else if (dst.device().is_cpu()) SY_RETURN_IF_ERROR(p->copy_to_host(src, dst));
+  else SY_RETURN_IF_ERROR(p->copy_on_device(src, dst));
+  // Sessions use their own streams: the bytes must be in place before this returns.
+  return p->synchronize();
+}
+
 // ---- IoBinding ---------------------------------------------------------------
 
 void IoBinding::bind_input(const std::string& name, const Tensor& value) {
