@@ -1,5 +1,8 @@
 #include "model/resolve.h"
 
+#include <algorithm>
+
+#include "model/saver.h"
 #include "schema/op_versions.h"
 #include "schema/schema.h"
 
@@ -19,12 +22,29 @@ Status check_opsets(const Graph& graph) {
   return ok_status();
 }
 
+// A com.switchyard node read from a file that save_model() wrote: an ai.onnx
+// op the model's ai.onnx opset could not express (a Conv with a fused
+// activation, a Gelu in an opset-17 model). It becomes that op again, at
+// the model's opset or, for an op newer than it, at the op's first version.
+Status resolve_saved_fused_node(const Graph& graph, Node& node) {
+  const int first = first_op_version("", node.op_type);
+  if (first == 0)
+    return not_implemented(node.describe() + ": unknown op '" + node.op_type + "' in domain '" + kSavedFusedDomain +
+                           "' (Switchyard writes only ai.onnx op names there)");
+  node.domain.clear();
+  node.since_version = resolve_op_version("", node.op_type, std::max<int64_t>(graph.opset(""), first));
+  return ok_status();
+}
+
 Status resolve_versions(Graph& graph) {
   for (Node& node : graph.nodes) {
     if (node.removed) continue;
-    // Nodes Switchyard inserts itself (device copies, fused ops) carry
-    // their version already.
-    if (node.domain == "com.switchyard") continue;
+    if (node.domain == kSavedFusedDomain) {
+      // Nodes Switchyard inserts itself (device copies, fused ops) carry
+      // their version already; loaded ones do not.
+      if (node.since_version == 0) SY_RETURN_IF_ERROR(resolve_saved_fused_node(graph, node));
+      continue;
+    }
     const std::string domain(normalize_domain(node.domain));
     const int64_t opset = graph.opset(domain);
     const std::string domain_name = domain.empty() ? "ai.onnx" : domain;

@@ -97,8 +97,10 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
     for (NodeId id : remaining) {
       if (providers[p]->keeps_shape_math_on_host() && shape_nodes[static_cast<size_t>(id)])
         result.declines[static_cast<size_t>(id)].push_back(
-            {static_cast<int>(p), "shape computation: it stays on the CPU by design (its small integer result "
-                                  "feeds shape arguments read on the host)"});
+            {static_cast<int>(p),
+             "shape computation: it stays on the CPU by design (its small integer result feeds shape arguments "
+             "read on the host)",
+             true});
       else
         offered.push_back(id);
     }

@@ -23,6 +23,9 @@ inline constexpr const char* kCopyFromHostOp = "MemcpyFromHost";
 struct Decline {
   int provider = -1;  // index into the chain
   std::string reason;
+  // Declined by a rule of the runtime, not for lack of a kernel (shape
+  // arithmetic kept on the host): not a fallthrough the policy counts.
+  bool by_design = false;
 };
 
 // A maximal run of nodes, in execution order, that one provider runs.

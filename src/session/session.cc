@@ -13,6 +13,7 @@
 #include "core/environment.h"
 #include "model/loader.h"
 #include "model/resolve.h"
+#include "model/saver.h"
 #include "optimizer/optimizer.h"
 #include "providers/provider_factory.h"
 #include "session/session_impl.h"
@@ -196,6 +197,11 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   for (ValueId v : graph.outputs) s->output_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
 
   SY_RETURN_IF_ERROR(optimize(graph, options.optimization_level).with_context(where));
+  // Written before partitioning, which adds device copies that belong to
+  // this session's providers, not to the model.
+  if (!options.optimized_model_path.empty())
+    SY_RETURN_IF_ERROR(save_model(model, graph, options.optimized_model_path, s->overridable)
+                           .with_context("writing the optimized model to " + options.optimized_model_path));
 
   // The provider chain. CPU is always the last resort.
   std::vector<ProviderRequest> requests = options.providers;
@@ -257,7 +263,8 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     std::string from;
     for (const Decline& d : s->partition.declines[static_cast<size_t>(id)]) {
       a.declined.push_back({s->chain[static_cast<size_t>(d.provider)]->name(), d.reason});
-      if (s->chain[static_cast<size_t>(d.provider)]->availability().available && !declined_by_available) {
+      if (s->chain[static_cast<size_t>(d.provider)]->availability().available && !declined_by_available &&
+          !d.by_design) {
         declined_by_available = true;
         from = s->chain[static_cast<size_t>(d.provider)]->name();
       }
@@ -278,10 +285,6 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
                                         " nodes fell through to a later provider (" + detail +
                                         "); the assignment report lists each node and why"));
   }
-
-  if (!options.optimized_model_path.empty())
-    log_message(LogSeverity::kWarning, s->log_severity, s->log_id,
-                "optimized_model_path is not supported yet; nothing was written to " + options.optimized_model_path);
 
   s->profile_start = std::chrono::steady_clock::now();
   const int threads = options.intra_op_threads > 0 ? options.intra_op_threads : ThreadPool::hardware_threads();

@@ -96,8 +96,8 @@ double element_as_double(const Tensor& t, int64_t i) {
 
 class ModelTest : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(ModelTest, MatchesPyTorch) {
-  const std::string model = GetParam();
+// Runs `model` with `options` and compares every output with PyTorch's.
+void check_model(const std::string& model, const SessionOptions& options) {
   const char* skip = std::getenv("SWITCHYARD_SKIP_MODEL_TESTS");
   if (skip != nullptr && std::string(skip) == "1") GTEST_SKIP() << "SWITCHYARD_SKIP_MODEL_TESTS=1 is set";
 
@@ -114,7 +114,7 @@ TEST_P(ModelTest, MatchesPyTorch) {
   auto expected = load_folder(dir / (model + ".expected"));
   ASSERT_TRUE(expected.ok()) << expected.status().to_string() << " (rerun the export script)";
 
-  auto session = Session::create(model_path.string());
+  auto session = Session::create(model_path.string(), options);
   ASSERT_TRUE(session.ok()) << session.status().to_string();
 
   std::vector<std::pair<std::string, Tensor>> feeds;
@@ -157,10 +157,24 @@ TEST_P(ModelTest, MatchesPyTorch) {
       summary << "; first at flat index " << c.first_bad << ": got " << element_as_double(got, c.first_bad)
               << ", expected " << element_as_double(want, c.first_bad);
     std::printf("[ model    ] %s\n", summary.str().c_str());
-    RecordProperty(name + "_max_relative_error", std::to_string(c.relative_error));
+    ::testing::Test::RecordProperty(name + "_max_relative_error", std::to_string(c.relative_error));
     EXPECT_LE(c.relative_error, kMaxRelativeError) << summary.str();
     EXPECT_EQ(c.bad_elements, 0) << summary.str();
   }
+}
+
+TEST_P(ModelTest, MatchesPyTorch) { check_model(GetParam(), SessionOptions{}); }
+
+// The same on the GPU, float32 without TF32, with every node that is not
+// shape arithmetic on CUDA (a fallthrough is an error).
+TEST_P(ModelTest, MatchesPyTorchOnCuda) {
+  const std::vector<std::string> available = available_providers();
+  if (std::find(available.begin(), available.end(), "CUDAExecutionProvider") == available.end())
+    GTEST_SKIP() << "skipped: no CUDA device";
+  SessionOptions options;
+  options.providers = {{"cuda", {{"use_tf32", "0"}}}, {"cpu", {}}};
+  options.fallback.node_fallthrough = FallbackAction::kError;
+  check_model(GetParam(), options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::Values("resnet50", "mobilenetv2", "bert", "gpt2"),

@@ -1,0 +1,46 @@
+// Model saving: Graph IR -> ONNX bytes, the reverse of loader.h. Used for
+// SessionOptions::optimized_model_path, to write the graph as the optimizer
+// left it.
+//
+// What is written:
+// - live nodes in topological order, with their attributes and subgraphs;
+// - graph inputs and outputs with their types, value_info for every other
+//   value whose type is known, and the constants nodes read as initializers
+//   (`overridable` adds initializers that are also graph inputs);
+// - the model's opset imports and metadata.
+//
+// Nodes the optimizer made that the model's ai.onnx opset cannot express
+// are written in the com.switchyard domain under their ai.onnx op name, and
+// that domain is imported at version 1: a Conv carrying a fused activation
+// (attributes named sy_*), and an op newer than the imported opset (a Gelu
+// fused into an opset-17 model). The ONNX checker accepts such nodes (it
+// does not check custom domains); resolve() turns them back into the
+// ai.onnx ops when the file is loaded again. Other runtimes cannot run them,
+// as ONNX Runtime's optimized files need ONNX Runtime.
+//
+// Everything goes into one protobuf message, so the file is limited to
+// 2 GiB; larger models are refused with an error.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/graph.h"
+#include "switchyard/status.h"
+
+namespace sy {
+
+// The domain written for nodes ai.onnx cannot express at the model's opset.
+inline constexpr const char* kSavedFusedDomain = "com.switchyard";
+
+// The serialized ModelProto of `model` (its metadata and opsets) with the
+// graph `graph`.
+Result<std::string> model_to_bytes(const Model& model, const Graph& graph,
+                                   const std::vector<std::pair<ValueId, Tensor>>& overridable = {});
+
+// Writes model_to_bytes() to `path`.
+Status save_model(const Model& model, const Graph& graph, const std::string& path,
+                  const std::vector<std::pair<ValueId, Tensor>>& overridable = {});
+
+}  // namespace sy
