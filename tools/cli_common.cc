@@ -119,6 +119,7 @@ Result<SessionOptions> session_options_from(const Args& args) {
       return invalid_argument("--opt-level must be disable, basic, extended or all; got '" + *o + "'");
     }
   }
+  if (auto path = args.get("--save-optimized")) options.optimized_model_path = *path;
   return options;
 }
 

@@ -14,13 +14,14 @@ int cmd_run(int argc, char** argv) {
   auto parsed = parse_args(argc, argv, 2,
                            {"--input", "--providers", "--fallback", "--threads", "--opt-level", "--max-partitions",
                             "--min-partition-size", "--max-copies", "--dim", "--seed",
-                            "--runs", "--save-outputs"},
+                            "--runs", "--save-outputs", "--save-optimized"},
                            {"--strict", "--full-placement", "--show-assignment"});
   if (!parsed.ok() || parsed->positional.size() != 1) {
     std::cerr << (parsed.ok() ? "" : parsed.status().message() + "\n")
               << "usage: switchyard run MODEL [--input NAME=FILE.npy ...] [--providers LIST] [--strict]\n"
                  "         [--fallback allow|warn|error] [--threads N] [--opt-level disable|basic|extended|all]\n"
-                 "         [--dim SYMBOL=VALUE ...] [--seed N] [--runs N] [--save-outputs DIR] [--show-assignment]\n";
+                 "         [--dim SYMBOL=VALUE ...] [--seed N] [--runs N] [--save-outputs DIR] [--show-assignment]\n"
+                 "         [--save-optimized FILE.onnx]\n";
     return 2;
   }
   const Args& args = *parsed;
