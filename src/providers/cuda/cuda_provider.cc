@@ -9,6 +9,9 @@ namespace sy::cuda {
 namespace {
 
 constexpr size_t kBlasWorkspaceBytes = size_t{32} << 20;
+// Larger copies go straight from pageable memory: the staging buffer would
+// pin that much host memory for the session's life.
+constexpr size_t kMaxStagingBytes = size_t{64} << 20;
 
 std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
@@ -160,6 +163,8 @@ CudaProvider::~CudaProvider() {
     if (cublas_) libs_->cublas.Destroy(cublas_);
   }
   if (blas_workspace_) cudaFree(blas_workspace_);
+  if (staging_) cudaFreeHost(staging_);
+  if (staging_done_) cudaEventDestroy(staging_done_);
   if (stream_) cudaStreamDestroy(stream_);
 }
 
@@ -187,14 +192,43 @@ const std::string& CudaProvider::last_error() const {
   return arena_ ? DeviceArena::last_error() : unavailable;
 }
 
+void* CudaProvider::staging(size_t bytes) {
+  if (bytes > kMaxStagingBytes) return nullptr;
+  if (staging_done_ == nullptr && cudaEventCreateWithFlags(&staging_done_, cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError();
+    staging_done_ = nullptr;
+    return nullptr;
+  }
+  // The previous upload from the buffer must be finished before reuse.
+  cudaEventSynchronize(staging_done_);
+  if (bytes <= staging_size_) return staging_;
+  if (staging_) cudaFreeHost(staging_);
+  staging_ = nullptr;
+  staging_size_ = 0;
+  size_t size = size_t{1} << 20;
+  while (size < bytes) size <<= 1;
+  if (cudaHostAlloc(&staging_, size, cudaHostAllocDefault) != cudaSuccess) {
+    cudaGetLastError();  // no pinned memory to be had: copy from pageable memory instead
+    staging_ = nullptr;
+    return nullptr;
+  }
+  staging_size_ = size;
+  return staging_;
+}
+
 Status CudaProvider::copy_to_host(const sy_tensor& src, sy_tensor& dst) {
   TensorRef s{src};
   const size_t bytes = s.byte_size();
   if (bytes == 0) return ok_status();
   cudaSetDevice(options_.device_id);
-  SY_CUDA_RETURN_IF_ERROR(cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToHost, stream_),
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  void* pinned = staging(bytes);
+  void* target = pinned != nullptr ? pinned : dst.data;
+  SY_CUDA_RETURN_IF_ERROR(cuda_status(cudaMemcpyAsync(target, src.data, bytes, cudaMemcpyDeviceToHost, stream_),
                                       "copy to host"));
-  return cuda_status(cudaStreamSynchronize(stream_), "copy to host (waiting for the GPU)");
+  SY_CUDA_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream_), "copy to host (waiting for the GPU)"));
+  if (pinned != nullptr) std::memcpy(dst.data, pinned, bytes);
+  return ok_status();
 }
 
 Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
@@ -202,9 +236,19 @@ Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
   const size_t bytes = s.byte_size();
   if (bytes == 0) return ok_status();
   cudaSetDevice(options_.device_id);
-  // From pageable memory the driver stages the bytes before returning, so
-  // the caller may reuse its buffer as soon as this returns.
-  return cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyHostToDevice, stream_), "copy to the GPU");
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  void* pinned = staging(bytes);
+  if (pinned == nullptr) {
+    // From pageable memory the driver stages the bytes before returning, so
+    // the caller may reuse its buffer as soon as this returns.
+    return cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyHostToDevice, stream_), "copy to the GPU");
+  }
+  // The caller's bytes are in the pinned buffer now; the upload runs
+  // asynchronously on the stream, ahead of the kernels that read it.
+  std::memcpy(pinned, src.data, bytes);
+  SY_CUDA_RETURN_IF_ERROR(
+      cuda_status(cudaMemcpyAsync(dst.data, pinned, bytes, cudaMemcpyHostToDevice, stream_), "copy to the GPU"));
+  return cuda_status(cudaEventRecord(staging_done_, stream_), "copy to the GPU (recording its end)");
 }
 
 Status CudaProvider::copy_on_device(const sy_tensor& src, sy_tensor& dst) {

@@ -75,6 +75,9 @@ class CudaProvider {
   // Sets available_/reason_/fix_; on success the device, stream and handles exist.
   void initialize();
   void set_unavailable(std::string reason, std::string fix);
+  // The pinned staging buffer, at least `bytes` large; nullptr when the
+  // copy should go straight from pageable memory. staging_mutex_ held.
+  void* staging(size_t bytes);
 
   const sy_host_api* host_ = nullptr;
   CudaOptions options_;
@@ -91,6 +94,13 @@ class CudaProvider {
   size_t blas_workspace_size_ = 0;
   std::unique_ptr<DeviceArena> arena_;
   ConvAlgoCache conv_cache_;
+  // Copies go through pinned (page-locked) host memory, which the GPU can
+  // reach by DMA at full speed and asynchronously; staging_done_ marks when
+  // the last upload from it has finished, before it is overwritten.
+  std::mutex staging_mutex_;
+  void* staging_ = nullptr;
+  size_t staging_size_ = 0;
+  cudaEvent_t staging_done_ = nullptr;
 };
 
 }  // namespace sy::cuda

@@ -113,6 +113,8 @@ int api_create_kernel(sy_provider* p, const sy_node* node, sy_kernel** kernel, u
 
 int api_kernel_run(sy_provider* p, sy_kernel* kernel, sy_kernel_context* ctx, char* error, size_t error_size) {
   return guarded(error, error_size, [&] {
+    // Several sessions may drive several GPUs from one thread.
+    cudaSetDevice(p->impl->device().id);
     KernelRunContext run_ctx(p->impl->host(), ctx, p->impl.get());
     return report(kernel->impl->run(run_ctx), error, error_size);
   });

@@ -1,0 +1,85 @@
+// Helpers for the pass tests: load a built model as a resolved Graph, list
+// what is left, make deterministic inputs, and compare a session at one
+// optimization level with one at another.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/loader.h"
+#include "model/resolve.h"
+#include "optimizer/optimizer.h"
+#include "switchyard/session.h"
+#include "testing/model_builder.h"
+#include "testing/node_test.h"
+
+namespace sy::testing {
+
+inline Graph load_resolved(const ModelBuilder& b) {
+  const std::string bytes = b.build();
+  auto model = load_model_from_bytes(bytes.data(), bytes.size());
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  if (!model.ok()) return Graph();
+  Status st = resolve(*model->graph);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  return std::move(*model->graph);
+}
+
+inline std::vector<std::string> remaining_ops(const Graph& g) {
+  std::vector<std::string> ops;
+  for (const Node& n : g.nodes)
+    if (!n.removed) ops.push_back(n.op_type);
+  return ops;
+}
+
+// The only live node of `op_type`, or nullptr (none, or several).
+inline const Node* only_node(const Graph& g, const std::string& op_type) {
+  const Node* found = nullptr;
+  for (const Node& n : g.nodes) {
+    if (n.removed || n.op_type != op_type) continue;
+    if (found != nullptr) return nullptr;
+    found = &n;
+  }
+  return found;
+}
+
+// Values spread over [-scale, scale], from a fixed seed.
+inline Tensor sample_tensor(const Shape& shape, uint32_t seed, float scale = 1.0f) {
+  std::vector<float> v(static_cast<size_t>(shape.num_elements()));
+  uint32_t state = seed * 2654435761u + 1;
+  for (float& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = scale * (static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f);
+  }
+  return make_tensor<float>(shape, v);
+}
+
+inline Result<std::vector<Tensor>> run_at(const ModelBuilder& b, OptimizationLevel level,
+                                          const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                          const std::string& optimized_path = "") {
+  SessionOptions o;
+  o.optimization_level = level;
+  o.intra_op_threads = 1;
+  o.optimized_model_path = optimized_path;
+  const std::string bytes = b.build();
+  SY_ASSIGN_OR_RETURN(auto s, Session::create_from_bytes(bytes.data(), bytes.size(), o));
+  return s->run(feeds);
+}
+
+// Runs the model at basic and at all, and expects every output to agree
+// within 1e-5 (relative, with the same absolute floor).
+inline void expect_same_outputs(const ModelBuilder& b, const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  auto basic = run_at(b, OptimizationLevel::kBasic, feeds);
+  auto all = run_at(b, OptimizationLevel::kAll, feeds);
+  ASSERT_TRUE(basic.ok()) << basic.status().to_string();
+  ASSERT_TRUE(all.ok()) << all.status().to_string();
+  ASSERT_EQ(basic->size(), all->size());
+  for (size_t i = 0; i < basic->size(); ++i) expect_tensor_near((*all)[i], (*basic)[i], 1e-5, 1e-5);
+}
+
+}  // namespace sy::testing
