@@ -31,7 +31,14 @@ ORT_VERSION = "1.30.0"
 NODE_DIR = os.path.join(HERE, ".node")
 TOOLS = ["switchyard", "ort", "torch"]
 TOOL_TITLES = {"switchyard": "Switchyard", "ort": "ORT", "torch": "PyTorch"}
-MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2"]
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm"]
+# Models whose time is mostly Conv/MatMul, for which GFLOP/s against the
+# measured FMA peak says how close to the hardware a runtime gets.
+FLOP_MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2"]
+# Debian packages the comparison needs beyond the build's: the chart, and an
+# optimised BLAS so that PyTorch is not measured on the netlib reference one.
+APT_PACKAGES = {"python3-matplotlib": "/usr/lib/python3/dist-packages/matplotlib",
+                "libopenblas0-pthread": "/usr/lib/x86_64-linux-gnu/openblas-pthread"}
 
 
 def log(msg: str) -> None:
@@ -52,6 +59,30 @@ def ensure_ort(version: str) -> None:
     # CPU library ships inside the package.
     subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", NODE_DIR,
                     f"onnxruntime-node@{version}"], check=True)
+
+
+def ensure_apt_packages() -> None:
+    missing = [p for p, path in APT_PACKAGES.items() if not os.path.exists(path)]
+    if not missing:
+        return
+    log(f"installing {' '.join(missing)} with apt-get")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    ok = subprocess.run(sudo + ["apt-get", "update", "-qq"], env=env).returncode == 0
+    ok = ok and subprocess.run(sudo + ["apt-get", "install", "-y", "-qq"] + missing, env=env).returncode == 0
+    if not ok:
+        log(f"warning: could not install {missing}; the chart or the PyTorch BLAS may be missing")
+
+
+def fma_peak(max_threads: int) -> dict:
+    """Builds and runs bench/fma_peak.cc: GFLOP/s of a pure FMA loop per thread count."""
+    exe = os.path.join(HERE, ".build", "fma_peak")
+    src = os.path.join(HERE, "fma_peak.cc")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        subprocess.run(["g++", "-O3", "-std=c++17", "-pthread", src, "-o", exe], check=True)
+    p = subprocess.run([exe, str(max_threads)], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def input_args(models_dir: str, model: str):
@@ -163,6 +194,31 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
             row.append(fmt(ratio(med(m, t, "switchyard"), med(m, t, "torch")), 3))
         lines.append("| " + " | ".join(row) + " |")
 
+    if env.get("flops"):
+        peak = env.get("fma_peak", {})
+        lines += ["", "## Achieved GFLOP/s against the measured FMA peak", "",
+                  f"Peak: a pure FMA loop ({peak.get('isa', '?')}) measured in this run: " +
+                  ", ".join(f"{k.split('_')[1]} thread(s) {v:.1f} GFLOP/s" for k, v in peak.items()
+                            if k.startswith("gflops_")) +
+                  ". Work: 2 FLOPs per multiply-add of the Conv, MatMul and Gemm nodes (bench/flops.py).", "",
+                  "| model | threads | GFLOP per run | " + " | ".join(f"{TOOL_TITLES[t]} GFLOP/s (% of peak)"
+                                                              for t in a.tools) + " |",
+                  "|" + "---|" * (3 + len(a.tools))]
+        for m, t in keys:
+            if m not in env["flops"]:
+                continue
+            gflop = env["flops"][m] / 1e9
+            peak_t = peak.get(f"gflops_{t}")
+            cells = []
+            for tool in a.tools:
+                ms = med(m, t, tool)
+                if not ms:
+                    cells.append("—")
+                    continue
+                rate = gflop / (ms / 1000.0)
+                cells.append(f"{rate:.1f} ({100.0 * rate / peak_t:.0f} %)" if peak_t else f"{rate:.1f}")
+            lines.append(f"| {m} | {t} | {gflop:.2f} | " + " | ".join(cells) + " |")
+
     lines += ["", "## Session creation, first run, peak memory", "",
               "| model | threads | tool | create ms | first run ms | p90 ms | min ms | peak RSS MiB | timed runs |",
               "|---|---|---|---|---|---|---|---|---|"]
@@ -260,6 +316,8 @@ def main() -> int:
                         help="cap on PyTorch's timed loop per process (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=300.0, help="per-process timeout, s (default: %(default)s)")
     parser.add_argument("--ort-version", default=ORT_VERSION)
+    parser.add_argument("--no-install", action="store_true",
+                        help="do not apt-get install matplotlib and OpenBLAS when they are missing")
     a = parser.parse_args()
     a.models = [m.strip() for m in a.models.split(",") if m.strip()]
     a.tools = [t.strip() for t in a.tools.split(",") if t.strip()]
@@ -275,8 +333,17 @@ def main() -> int:
         parser.error(f"{a.switchyard} not found: build it (ninja -C build switchyard) or pass --switchyard")
     if "ort" in a.tools:
         ensure_ort(a.ort_version)
+    if not a.no_install:
+        ensure_apt_packages()
 
     env = environment(a)
+    env["fma_peak"] = fma_peak(max(threads))
+    log(f"FMA peak: {env['fma_peak']}")
+    sys.path.insert(0, HERE)
+    import flops
+    env["flops"] = {m: flops.model_flops(os.path.join(a.models_dir, m + ".onnx"),
+                                         os.path.join(a.models_dir, m + ".inputs"))[0]
+                    for m in a.models if m in FLOP_MODELS}
     table = {}
     start = time.perf_counter()
     for m in a.models:

@@ -1,0 +1,196 @@
+// SessionOptions::optimized_model_path: the optimized graph written as an
+// ONNX file, read back by the loader, giving the same outputs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/saver.h"
+#include "onnx/onnx_pb.h"
+#include "pass_test_util.h"
+#include "unit/model/model_test_util.h"
+
+namespace sy::testing {
+namespace {
+
+onnx::ModelProto read_proto(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  onnx::ModelProto proto;
+  EXPECT_TRUE(proto.ParseFromString(bytes.str())) << path << " is not a ModelProto";
+  return proto;
+}
+
+const onnx::NodeProto* find_node(const onnx::GraphProto& g, const std::string& op_type) {
+  for (const auto& n : g.node())
+    if (n.op_type() == op_type) return &n;
+  return nullptr;
+}
+
+int64_t opset_of(const onnx::ModelProto& m, const std::string& domain) {
+  for (const auto& op : m.opset_import())
+    if (op.domain() == domain) return op.version();
+  return 0;
+}
+
+// Conv + Relu, a GELU chain and a Transpose pair, with an overridable
+// initializer, in an opset-17 model.
+ModelBuilder fusable_model(int64_t opset = 17) {
+  ModelBuilder b(opset);
+  b.input("x", DataType::kFloat, {"n", 2, 4, 4});
+  b.initializer("w", sample_tensor({3, 2, 3, 3}, 51, 0.5f));
+  b.initializer("b", sample_tensor({3}, 52, 0.5f));
+  b.initializer("sqrt2", make_tensor<float>({}, {1.4142135f}));
+  b.initializer("one", make_tensor<float>({}, {1.0f}));
+  b.initializer("half", make_tensor<float>({}, {0.5f}));
+  b.initializer("gain", make_tensor<float>({1}, {2.0f}), /*also_input=*/true);
+  b.node("Conv", {"x", "w", "b"}, {"c"}, {AttrSpec("pads", std::vector<int64_t>{1, 1, 1, 1})}, "conv");
+  b.node("Relu", {"c"}, {"r"}, {}, "relu");
+  b.node("Transpose", {"r"}, {"t1"}, {AttrSpec("perm", std::vector<int64_t>{0, 2, 3, 1})}, "to_nhwc");
+  b.node("Transpose", {"t1"}, {"t2"}, {AttrSpec("perm", std::vector<int64_t>{0, 3, 1, 2})}, "to_nchw");
+  b.node("Div", {"t2", "sqrt2"}, {"d"}, {}, "div");
+  b.node("Erf", {"d"}, {"e"}, {}, "erf");
+  b.node("Add", {"e", "one"}, {"p"}, {}, "add1");
+  b.node("Mul", {"t2", "p"}, {"m"}, {}, "mul_x");
+  b.node("Mul", {"m", "half"}, {"g"}, {}, "mul_half");
+  b.node("Mul", {"g", "gain"}, {"y"}, {}, "gain");
+  b.output("y", DataType::kFloat, {"n", 3, 4, 4});
+  return b;
+}
+
+TEST(OptimizedModelTest, WrittenFileHoldsTheFusedGraphAndRunsTheSame) {
+  TempDir dir;
+  const std::string path = dir.file("optimized.onnx");
+  const ModelBuilder b = fusable_model();
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", sample_tensor({2, 2, 4, 4}, 53, 2.0f)}};
+  auto optimized = run_at(b, OptimizationLevel::kAll, feeds, path);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().to_string();
+
+  const onnx::ModelProto proto = read_proto(path);
+  EXPECT_EQ(opset_of(proto, ""), 17);
+  EXPECT_EQ(opset_of(proto, kSavedFusedDomain), 1);
+  const onnx::GraphProto& g = proto.graph();
+  std::vector<std::string> ops;
+  for (const auto& n : g.node()) ops.push_back(n.op_type());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Conv", "Gelu", "Mul"}));
+  // Ops the opset-17 ai.onnx domain cannot express go to com.switchyard.
+  const onnx::NodeProto* conv = find_node(g, "Conv");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->domain(), kSavedFusedDomain);
+  bool has_activation = false;
+  for (const auto& a : conv->attribute()) has_activation |= a.name() == "sy_activation" && a.s() == "Relu";
+  EXPECT_TRUE(has_activation);
+  EXPECT_EQ(find_node(g, "Gelu")->domain(), kSavedFusedDomain);
+  EXPECT_EQ(find_node(g, "Mul")->domain(), "");
+  // Inputs (the overridable initializer among them), outputs and constants.
+  std::vector<std::string> inputs;
+  for (const auto& i : g.input()) inputs.push_back(i.name());
+  EXPECT_EQ(inputs, (std::vector<std::string>{"x", "gain"}));
+  ASSERT_EQ(g.output_size(), 1);
+  EXPECT_EQ(g.output(0).name(), "y");
+  EXPECT_EQ(g.output(0).type().tensor_type().shape().dim(0).dim_param(), "n");
+  std::vector<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.push_back(t.name());
+  EXPECT_EQ(initializers, (std::vector<std::string>{"w", "b", "gain"}));  // the GELU scalars are gone
+  EXPECT_GT(g.value_info_size(), 0);
+
+  // Read back without optimizing: the same outputs as the unoptimized model.
+  SessionOptions plain;
+  plain.optimization_level = OptimizationLevel::kDisableAll;
+  auto reloaded = Session::create(path, plain);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status().to_string();
+  auto again = (*reloaded)->run(feeds);
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  auto unoptimized = run_at(b, OptimizationLevel::kDisableAll, feeds);
+  ASSERT_TRUE(unoptimized.ok()) << unoptimized.status().to_string();
+  expect_tensor_near((*again)[0], (*unoptimized)[0], 1e-5, 1e-5);
+  expect_tensor_eq((*again)[0], (*optimized)[0]);
+  // The overridable initializer still is one.
+  ASSERT_EQ((*reloaded)->overridable_initializers().size(), 1u);
+  EXPECT_EQ((*reloaded)->overridable_initializers()[0].name, "gain");
+  auto overridden = (*reloaded)->run({feeds[0], {"gain", make_tensor<float>({1}, {4.0f})}});
+  ASSERT_TRUE(overridden.ok()) << overridden.status().to_string();
+  for (int64_t i = 0; i < (*again)[0].num_elements(); ++i)
+    EXPECT_FLOAT_EQ((*overridden)[0].data<float>()[i], 2.0f * (*again)[0].data<float>()[i]);
+}
+
+TEST(OptimizedModelTest, GeluStaysInAiOnnxWhenTheOpsetHasIt) {
+  TempDir dir;
+  const std::string path = dir.file("optimized20.onnx");
+  auto r = run_at(fusable_model(20), OptimizationLevel::kAll, {{"x", sample_tensor({1, 2, 4, 4}, 54)}}, path);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const onnx::ModelProto proto = read_proto(path);
+  ASSERT_NE(find_node(proto.graph(), "Gelu"), nullptr);
+  EXPECT_EQ(find_node(proto.graph(), "Gelu")->domain(), "");
+  EXPECT_EQ(find_node(proto.graph(), "Conv")->domain(), kSavedFusedDomain);  // sy_activation is ours
+}
+
+TEST(OptimizedModelTest, SubgraphsAndOuterScopeReadsAreWritten) {
+  // No CPU kernel runs If yet, so the round trip is checked on the IR.
+  ModelBuilder then_branch(17);
+  then_branch.node("Relu", {"xi"}, {"t_out"}, {}, "then_relu");
+  then_branch.output("t_out", DataType::kFloat, {3});
+  ModelBuilder else_branch(17);
+  else_branch.node("Neg", {"xi"}, {"e_out"}, {}, "else_neg");
+  else_branch.output("e_out", DataType::kFloat, {3});
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {3});
+  b.input("cond", DataType::kBool, {});
+  b.node("Identity", {"x"}, {"xi"}, {}, "identity");
+  b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", else_branch)}, "if");
+  b.output("y", DataType::kFloat, {3});
+  const std::string original = b.build();
+  auto model = load_model_from_bytes(original.data(), original.size());
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  ASSERT_TRUE(resolve(*model->graph).ok());
+  ASSERT_TRUE(optimize(*model->graph, OptimizationLevel::kAll).ok());
+  auto bytes = model_to_bytes(*model, *model->graph);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+
+  auto again = load_model_from_bytes(bytes->data(), bytes->size());
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  Status st = resolve(*again->graph);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(remaining_ops(*again->graph), (std::vector<std::string>{"Identity", "If"}));
+  const Node* if_node = only_node(*again->graph, "If");
+  ASSERT_NE(if_node, nullptr);
+  const Attribute* then_attr = if_node->attr("then_branch");
+  ASSERT_TRUE(then_attr != nullptr && then_attr->g != nullptr);
+  EXPECT_EQ(remaining_ops(*then_attr->g), (std::vector<std::string>{"Relu"}));
+  // The branch still reads the outer value by name.
+  EXPECT_EQ(then_attr->g->values[static_cast<size_t>(then_attr->g->nodes[0].inputs[0])].name, "xi");
+  EXPECT_EQ(if_node->implicit_inputs, (std::vector<ValueId>{again->graph->find_value("xi")}));
+}
+
+TEST(OptimizedModelTest, UnknownSwitchyardOpInAFileIsAnError) {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {3});
+  b.node("Relu", {"x"}, {"y"}, {}, "relu");
+  b.output("y", DataType::kFloat, {3});
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(b.build()));
+  proto.mutable_graph()->mutable_node(0)->set_op_type("NoSuchFusedOp");
+  proto.mutable_graph()->mutable_node(0)->set_domain(kSavedFusedDomain);
+  auto* op = proto.add_opset_import();
+  op->set_domain(kSavedFusedDomain);
+  op->set_version(1);
+  const std::string bytes = proto.SerializeAsString();
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("NoSuchFusedOp"), std::string::npos) << s.status().to_string();
+}
+
+TEST(OptimizedModelTest, UnwritablePathIsAnError) {
+  SessionOptions o;
+  o.optimized_model_path = "/nonexistent-folder/x.onnx";
+  const std::string bytes = fusable_model().build();
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("/nonexistent-folder/x.onnx"), std::string::npos) << s.status().to_string();
+}
+
+}  // namespace
+}  // namespace sy::testing
