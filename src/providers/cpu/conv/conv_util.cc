@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "providers/cpu/conv/depthwise3x3.h"
+
 namespace sy::cpu {
 namespace {
 
@@ -302,6 +304,22 @@ void depthwise_conv2d(const float* x, const float* w, float* y, int64_t planes, 
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
   const int64_t sh = g.stride[0], sw = g.stride[1];
+  if (kh == 3 && kw == 3 && sh == sw && (sh == 1 || sh == 2) && g.dilation[0] == 1 && g.dilation[1] == 1) {
+    // MobileNet's case: the vectorised 3x3 kernel, activation fused per row.
+    const float inf = std::numeric_limits<float>::infinity();
+    const float lo = ep.activation == GemmActivation::kRelu ? 0.0f
+                     : ep.activation == GemmActivation::kClip ? ep.clip_min
+                                                               : -inf;
+    const float hi = ep.activation == GemmActivation::kClip ? ep.clip_max : inf;
+    pool.parallel_for(planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, OH * OW)), [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t c = plane % channels;
+        depthwise3x3({x + plane * H * W, y + plane * OH * OW, w + c * 9, H, W, OH, OW, sh, g.pad_begin[0],
+                      g.pad_begin[1], ep.bias != nullptr ? ep.bias[c] : 0.0f, lo, hi});
+      }
+    });
+    return;
+  }
   pool.parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OH * OW * kh * kw)),
                     [&](int64_t begin, int64_t end) {
                       for (int64_t plane = begin; plane < end; ++plane) {
