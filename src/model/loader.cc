@@ -1,5 +1,6 @@
 #include "model/loader.h"
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <memory>
@@ -12,6 +13,10 @@
 #include "model/mapped_file.h"
 #include "model/tensor_proto.h"
 #include "onnx/onnx_pb.h"
+
+#include <google/protobuf/io/zero_copy_stream.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace sy {
 
@@ -87,12 +92,71 @@ std::string truncation_hint(const uint8_t* p, size_t n) {
   return {};
 }
 
-Status parse_model(const uint8_t* data, size_t size, const std::string& source, onnx::ModelProto* proto) {
+// Feeds a mapped file to the protobuf parser in chunks and gives back the
+// pages it has finished with. The parser copies every byte into the
+// ModelProto, so without this the file's pages and the copy are both
+// resident at the end of the parse: twice the weights at the peak.
+class ReleasingInputStream final : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  ReleasingInputStream(const uint8_t* data, size_t size) : data_(data), size_(size) {
+    const long page = sysconf(_SC_PAGESIZE);
+    page_ = page > 0 ? static_cast<size_t>(page) : 4096;
+  }
+  bool Next(const void** data, int* size) override {
+    // Everything before pos_ has been consumed: the parser holds no pointer
+    // into buffers it has moved past (BackUp only returns bytes of the last one).
+    release_before(pos_);
+    if (pos_ >= size_) return false;
+    const size_t n = std::min(kChunk, size_ - pos_);
+    *data = data_ + pos_;
+    *size = static_cast<int>(n);
+    pos_ += n;
+    return true;
+  }
+  void BackUp(int count) override { pos_ -= static_cast<size_t>(count); }
+  bool Skip(int count) override {
+    if (static_cast<size_t>(count) > size_ - pos_) {
+      pos_ = size_;
+      return false;
+    }
+    pos_ += static_cast<size_t>(count);
+    return true;
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(pos_); }
+
+ private:
+  static constexpr size_t kChunk = size_t{8} << 20;
+  void release_before(size_t end) {
+    const auto base = reinterpret_cast<uintptr_t>(data_);
+    const uintptr_t from = (base + released_ + page_ - 1) / page_ * page_;
+    const uintptr_t to = (base + end) / page_ * page_;
+    if (to <= from) return;
+    // A private read-only mapping: dropped pages are read again from the
+    // file if anything touches them later (an error message's hint).
+    madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    released_ = to - base;
+  }
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+  size_t released_ = 0;
+  size_t page_ = 4096;
+};
+
+Status parse_model(const uint8_t* data, size_t size, const std::string& source, onnx::ModelProto* proto,
+                   bool release_pages = false) {
   if (size > static_cast<size_t>(INT_MAX))
     return Status(StatusCode::kInvalidProtobuf,
                   source + " is " + std::to_string(size) +
                       " bytes; protobuf cannot parse a model over 2 GiB, so its weights must be stored as external data");
-  if (!proto->ParseFromArray(data, static_cast<int>(size))) {
+  bool parsed = false;
+  if (release_pages) {
+    ReleasingInputStream stream(data, size);
+    parsed = proto->ParseFromZeroCopyStream(&stream);
+  } else {
+    parsed = proto->ParseFromArray(data, static_cast<int>(size));
+  }
+  if (!parsed) {
     const std::string hint = truncation_hint(data, size);
     if (!hint.empty())
       return Status(StatusCode::kInvalidProtobuf, source + " cannot be parsed as an ONNX model; it may be truncated: " +
@@ -515,7 +579,7 @@ Result<Model> load_model(const std::string& path) {
   auto file = MappedFile::open(path, options);
   if (!file.ok()) return file.status();
   onnx::ModelProto proto;
-  SY_RETURN_IF_ERROR(parse_model(file.value()->data(), file.value()->size(), path, &proto));
+  SY_RETURN_IF_ERROR(parse_model(file.value()->data(), file.value()->size(), path, &proto, file.value()->is_mapped()));
   file.value().reset();  // the proto holds copies of everything it needs
 
   std::error_code ec;

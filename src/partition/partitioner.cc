@@ -85,6 +85,7 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
   result.kernels.resize(n);
   result.declines.resize(n);
   result.host_inputs.assign(n, 0);
+  result.prepacked.assign(n, 0);
   const std::vector<bool> shape_nodes = shape_computation_nodes(graph, order);
 
   // 1. Claims, in priority order.
@@ -112,6 +113,7 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
         result.node_provider[id] = static_cast<int>(p);
         result.kernels[id] = std::move(c.kernel);
         result.host_inputs[id] = c.host_inputs;
+        result.prepacked[id] = c.prepacked_inputs;
       } else {
         result.declines[id].push_back({static_cast<int>(p), std::move(c.reason)});
       }
@@ -133,6 +135,8 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
             const auto id = static_cast<size_t>(order[k]);
             result.node_provider[id] = -1;
             result.kernels[id].reset();
+            result.host_inputs[id] = 0;
+            result.prepacked[id] = 0;
             result.declines[id].push_back(
                 {static_cast<int>(p), "its partition would have " + std::to_string(length) +
                                           " node(s), fewer than min_partition_size " +

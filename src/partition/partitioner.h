@@ -40,6 +40,7 @@ struct PartitionResult {
   std::vector<std::unique_ptr<Kernel>> kernels;
   std::vector<std::vector<Decline>> declines;
   std::vector<uint64_t> host_inputs;  // per NodeId: inputs its kernel reads on the host
+  std::vector<uint64_t> prepacked;    // per NodeId: constant inputs its kernel prepacked
   std::vector<NodeId> order;  // execution order, copies included
   std::vector<Partition> partitions;
   int num_copies = 0;          // copy nodes inserted

@@ -86,6 +86,13 @@ class KernelCreateContext {
     const ValueType* t = input_type(i);
     return t ? t->dtype : DataType::kUndefined;
   }
+  // The kernel has copied constant input i into a form of its own (packed
+  // weights) and will not read the input's bytes at run time, only its
+  // shape; the session may then free the original.
+  void mark_prepacked(size_t i) const {
+    if (i < 64) prepacked_ |= uint64_t{1} << i;
+  }
+  uint64_t prepacked() const { return prepacked_; }
   // An error naming the node, for invalid attributes.
   Status error(const std::string& message) const { return invalid_graph(node_.describe() + ": " + message); }
   Status unsupported(const std::string& message) const { return not_implemented(message); }
@@ -93,6 +100,7 @@ class KernelCreateContext {
  private:
   const Graph& graph_;
   const Node& node_;
+  mutable uint64_t prepacked_ = 0;
 };
 
 using KernelFactory = Result<std::unique_ptr<Kernel>> (*)(const KernelCreateContext& ctx);

@@ -59,6 +59,7 @@ std::vector<NodeClaim> RegistryProvider::claim(const Graph& graph, std::span<con
     } else {
       c.claimed = true;
       c.kernel = std::move(kernel).value();
+      c.prepacked_inputs = ctx.prepacked();
     }
     claims.push_back(std::move(c));
   }

@@ -32,6 +32,8 @@ struct NodeClaim {
   // Bit i: the kernel reads input i from host memory (a shape argument),
   // so the partitioner keeps or copies that input on the host.
   uint64_t host_inputs = 0;
+  // Bit i: the kernel prepacked constant input i and reads only its shape.
+  uint64_t prepacked_inputs = 0;
 };
 
 class ExecutionProvider {

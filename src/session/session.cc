@@ -117,6 +117,35 @@ class FrameKernelContext final : public KernelContext {
 
 // ---- creation ---------------------------------------------------------------
 
+// Frees the bytes of constants no step reads at run time: weights every
+// consumer prepacked into a layout of its own (MatMul, Gemm, Conv), and
+// host originals of weights already copied to a device. Without this the
+// session holds each such weight twice. A prepacked input keeps its shape
+// (kernels still check it) with no data behind it.
+void release_unread_constants(Session::Impl& s, Graph& graph) {
+  std::vector<int> reads(graph.values.size(), 0), shape_only_reads(graph.values.size(), 0);
+  for (const PlanStep& step : s.plan.steps) {
+    const auto node = static_cast<size_t>(step.node);
+    const uint64_t prepacked = node < s.partition.prepacked.size() ? s.partition.prepacked[node] : 0;
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const ValueId v = step.inputs[i];
+      if (v == kNoValue) continue;
+      ++reads[static_cast<size_t>(v)];
+      if (i < 64 && (prepacked >> i & 1)) ++shape_only_reads[static_cast<size_t>(v)];
+    }
+    for (ValueId v : step.node_ptr->implicit_inputs)
+      if (v != kNoValue) ++reads[static_cast<size_t>(v)];
+  }
+  for (ValueId out : graph.outputs) ++reads[static_cast<size_t>(out)];
+  for (size_t v = 0; v < s.plan.constants.size() && v < reads.size(); ++v) {
+    Tensor& t = s.plan.constants[v];
+    if (!t.is_tensor() || !t.defined() || t.raw_data() == nullptr || reads[v] != shape_only_reads[v]) continue;
+    if (s.plan.values[v].storage != ValueStorage::kConstant) continue;
+    t = Tensor::view(t.dtype(), t.shape(), nullptr, t.device());
+    graph.initializers.erase(static_cast<ValueId>(v));
+  }
+}
+
 // Fills Impl::placement and checks the placement limits of SessionOptions.
 Status summarize_placement(Session::Impl& s, const Graph& graph) {
   PlacementSummary& p = s.placement;
@@ -244,6 +273,7 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   partition_options.min_partition_size = options.min_partition_size;
   SY_ASSIGN_OR_RETURN(s->partition, partition_graph(graph, s->chain, partition_options));
   SY_ASSIGN_OR_RETURN(s->plan, build_execution_plan(graph, s->partition, s->chain, s->kernels));
+  release_unread_constants(*s, graph);
   // Placement limits first: when one is set, its message is the precise one.
   SY_RETURN_IF_ERROR(summarize_placement(*s, graph));
 

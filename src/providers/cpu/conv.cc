@@ -56,6 +56,9 @@ class ConvKernel final : public Kernel {
         return;
       }
     }
+    // The depthwise path reads W itself; every other path reads the packed copy.
+    const bool depthwise = ws.rank() == 4 && ws[1] == 1 && mg == 1;
+    if (!depthwise) ctx.mark_prepacked(1);
   }
 
   Status run(KernelContext& ctx) const override {

@@ -62,6 +62,7 @@ class MatMulKernel final : public Kernel {
     const int64_t n = s.rank() == 1 ? 1 : s[s.rank() - 1];
     if (k * n == 0) return;
     packed_b_ = pack_b(false, k, n, b->data<float>(), n);
+    if (!packed_b_.empty()) ctx.mark_prepacked(1);  // run() reads the packed copy only
   }
 
   Status run(KernelContext& ctx) const override {
@@ -197,6 +198,7 @@ class GemmKernel final : public Kernel {
       const int64_t k = trans_b_ ? b->shape()[1] : b->shape()[0];
       const int64_t nn = trans_b_ ? b->shape()[0] : b->shape()[1];
       if (k * nn > 0) packed_b_ = pack_b(trans_b_, k, nn, b->data<float>(), b->shape()[1]);
+      if (!packed_b_.empty()) ctx.mark_prepacked(1);  // run() reads the packed copy only
     }
   }
 
