@@ -18,5 +18,6 @@ std::span<const OpSchema> tensor_schemas();         // schema/tensor.cc: shape a
 std::span<const OpSchema> indexing_schemas();  // schema/indexing.cc: Pad, CenterCropPad, Scatter*, TensorScatter, OneHot, Compress, NonZero, ReverseSequence, BitCast, DepthToSpace, SpaceToDepth
 std::span<const OpSchema> image_schemas();  // schema/image.cc: Resize, Upsample, Einsum, Det, MatMulInteger
 std::span<const OpSchema> sorting_schemas();  // schema/sorting.cc: TopK, Unique, CumSum, CumProd, Dropout, Swish
+std::span<const OpSchema> rnn_schemas();  // schema/rnn.cc: LSTM, GRU, RNN
 
 }  // namespace sy

@@ -36,5 +36,6 @@ std::span<const KernelDef> topk_kernels();  // topk.cc: TopK
 std::span<const KernelDef> unique_kernels();  // unique.cc: Unique
 std::span<const KernelDef> cumulative_kernels();  // cumulative.cc: CumSum, CumProd
 std::span<const KernelDef> dropout_kernels();  // dropout.cc: Dropout, Swish
+std::span<const KernelDef> rnn_kernels();  // rnn.cc: LSTM, GRU, RNN
 
 }  // namespace sy::cpu

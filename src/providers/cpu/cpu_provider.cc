@@ -12,7 +12,8 @@ const KernelRegistry& cpu_kernel_registry() {
                        shape_kernels(), concat_split_kernels(), slice_kernels(), gather_kernels(),
                        transpose_kernels(), expand_kernels(), generator_kernels(), trilu_kernels(),
                        pad_kernels(), scatter_kernels(), indexing_kernels(), space_depth_kernels(), resize_kernels(),
-                       einsum_kernels(), linalg_kernels(), topk_kernels(), unique_kernels(), cumulative_kernels(), dropout_kernels()})
+                       einsum_kernels(), linalg_kernels(), topk_kernels(), unique_kernels(), cumulative_kernels(), dropout_kernels(),
+                       rnn_kernels()})
       r.add(table);
     return r;
   }();
