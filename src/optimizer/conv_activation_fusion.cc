@@ -8,15 +8,13 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
+#include "providers/cpu/conv/conv_util.h"
 
 namespace sy {
 namespace {
 
-// The attribute names the Conv kernels read (kept in step with
-// kConvActivationAttr / kConvActivationParamsAttr in conv_util.h, which the
-// optimizer does not include: it sits below the providers).
-constexpr const char* kActivationAttr = "sy_activation";
-constexpr const char* kActivationParamsAttr = "sy_activation_params";
+using cpu::kConvActivationAttr;
+using cpu::kConvActivationParamsAttr;
 
 // The bounds of a Clip node, when they are known now.
 bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi) {
@@ -28,15 +26,17 @@ bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi) {
     *hi = clip.attr_float("max", std::numeric_limits<float>::max());
     return true;
   }
+  // Bounds are scalar inputs; the output has the input's shape whatever
+  // their rank.
   double v = 0;
   if (clip.has_input(1)) {
     const Tensor* t = graph.constant(clip.inputs[1]);
-    if (t == nullptr || t->num_elements() != 1 || !rewrite::constant_scalar(graph, clip.inputs[1], &v)) return false;
+    if (t == nullptr || !rewrite::tensor_scalar(*t, &v)) return false;
     *lo = static_cast<float>(v);
   }
   if (clip.has_input(2)) {
     const Tensor* t = graph.constant(clip.inputs[2]);
-    if (t == nullptr || t->num_elements() != 1 || !rewrite::constant_scalar(graph, clip.inputs[2], &v)) return false;
+    if (t == nullptr || !rewrite::tensor_scalar(*t, &v)) return false;
     *hi = static_cast<float>(v);
   }
   return true;
@@ -51,20 +51,20 @@ Attribute string_attribute(const char* name, const std::string& value) {
 }
 
 bool fuse_one(Graph& graph, Node& conv) {
-  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.has_attr(kActivationAttr)) return false;
+  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.has_attr(kConvActivationAttr)) return false;
   const ValueId conv_out = conv.outputs[0];
   // The CPU Conv kernel is float only; other types keep the separate node.
   if (graph.values[static_cast<size_t>(conv_out)].type.dtype != DataType::kFloat) return false;
   Node* act = rewrite::single_consumer(graph, conv_out);
   if (act == nullptr || act->inputs.empty() || act->inputs[0] != conv_out || act->outputs.size() != 1) return false;
   if (rewrite::is_op(*act, "Relu")) {
-    conv.attributes.push_back(string_attribute(kActivationAttr, "Relu"));
+    conv.attributes.push_back(string_attribute(kConvActivationAttr, "Relu"));
   } else if (rewrite::is_op(*act, "Clip")) {
     float lo = 0, hi = 0;
     if (!clip_bounds(graph, *act, &lo, &hi)) return false;
-    conv.attributes.push_back(string_attribute(kActivationAttr, "Clip"));
+    conv.attributes.push_back(string_attribute(kConvActivationAttr, "Clip"));
     Attribute params;
-    params.name = kActivationParamsAttr;
+    params.name = kConvActivationParamsAttr;
     params.type = AttributeType::kFloats;
     params.floats = {lo, hi};
     conv.attributes.push_back(std::move(params));

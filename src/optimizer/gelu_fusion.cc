@@ -39,7 +39,7 @@ bool gelu_type(const Graph& graph, ValueId x) {
 Node* mul_by_constant(Graph& graph, Node* node, ValueId v, double expected) {
   if (node == nullptr || !rewrite::is_op(*node, "Mul")) return nullptr;
   const ValueId other = rewrite::other_input(*node, v);
-  return other != kNoValue && rewrite::constant_near(graph, other, expected) ? node : nullptr;
+  return other != kNoValue && rewrite::constant_near(graph, other, v, expected) ? node : nullptr;
 }
 
 // p = 1 + inner, where `inner` is the Erf or Tanh output: then the three
@@ -48,19 +48,19 @@ bool match_half_x_times(Graph& graph, ValueId x, ValueId inner, Match& m) {
   Node* add = rewrite::single_consumer(graph, inner);
   if (add == nullptr || !rewrite::is_op(*add, "Add")) return false;
   const ValueId one = rewrite::other_input(*add, inner);
-  if (one == kNoValue || !rewrite::constant_near(graph, one, 1.0)) return false;
+  if (one == kNoValue || !rewrite::constant_near(graph, one, x, 1.0)) return false;
   const ValueId p = add->outputs[0];
   Node* m1 = rewrite::single_consumer(graph, p);
   if (m1 == nullptr || !rewrite::is_op(*m1, "Mul")) return false;
   const ValueId o = rewrite::other_input(*m1, p);
   if (o == kNoValue) return false;
   m.interior.push_back(add);
-  if (o == x || rewrite::constant_near(graph, o, 0.5)) {
+  if (o == x || rewrite::constant_near(graph, o, x, 0.5)) {
     // (x * p) * 0.5, or x * (0.5 * p)
     Node* m2 = rewrite::single_consumer(graph, m1->outputs[0]);
     if (m2 == nullptr || !rewrite::is_op(*m2, "Mul")) return false;
     const ValueId last_operand = rewrite::other_input(*m2, m1->outputs[0]);
-    const bool ok = o == x ? rewrite::constant_near(graph, last_operand, 0.5) : last_operand == x;
+    const bool ok = o == x ? rewrite::constant_near(graph, last_operand, x, 0.5) : last_operand == x;
     if (!ok) return false;
     m.interior.push_back(m1);
     m.last = m2;
@@ -81,12 +81,13 @@ bool match_erf(Graph& graph, Node& erf, Match& m) {
   const ValueId scaled = erf.inputs[0];
   Node* scale = rewrite::producer(graph, scaled);
   if (scale == nullptr || !rewrite::has_single_consumer(graph, scaled) || scale->inputs.size() != 2) return false;
-  if (rewrite::is_op(*scale, "Div") && rewrite::constant_near(graph, scale->inputs[1], std::sqrt(2.0))) {
+  if (rewrite::is_op(*scale, "Div") &&
+      rewrite::constant_near(graph, scale->inputs[1], scale->inputs[0], std::sqrt(2.0))) {
     m.x = scale->inputs[0];
   } else if (rewrite::is_op(*scale, "Mul")) {
-    for (int i = 0; i < 2; ++i)
-      if (rewrite::constant_near(graph, scale->inputs[static_cast<size_t>(1 - i)], 1.0 / std::sqrt(2.0)))
-        m.x = scale->inputs[static_cast<size_t>(i)];
+    for (size_t i = 0; i < 2; ++i)
+      if (rewrite::constant_near(graph, scale->inputs[1 - i], scale->inputs[i], 1.0 / std::sqrt(2.0)))
+        m.x = scale->inputs[i];
   }
   if (m.x == kNoValue || graph.constant(m.x) != nullptr) return false;
   m.interior = {scale, &erf};
@@ -98,7 +99,7 @@ bool match_cube(Graph& graph, ValueId cube, ValueId x, std::vector<Node*>& nodes
   Node* n = rewrite::producer(graph, cube);
   if (n == nullptr || !rewrite::has_single_consumer(graph, cube) || n->inputs.size() != 2) return false;
   if (rewrite::is_op(*n, "Pow")) {
-    if (n->inputs[0] != x || !rewrite::constant_near(graph, n->inputs[1], 3.0)) return false;
+    if (n->inputs[0] != x || !rewrite::constant_near(graph, n->inputs[1], x, 3.0)) return false;
     nodes.push_back(n);
     return true;
   }
@@ -120,10 +121,10 @@ bool match_tanh(Graph& graph, Node& tanh, Match& m) {
   Node* scale = rewrite::producer(graph, u);
   if (scale == nullptr || !rewrite::has_single_consumer(graph, u) || !rewrite::is_op(*scale, "Mul")) return false;
   ValueId s = kNoValue;
-  for (int i = 0; i < 2; ++i)
+  for (size_t i = 0; i < 2; ++i)
     if (scale->inputs.size() == 2 &&
-        rewrite::constant_near(graph, scale->inputs[static_cast<size_t>(1 - i)], std::sqrt(2.0 / std::numbers::pi)))
-      s = scale->inputs[static_cast<size_t>(i)];
+        rewrite::constant_near(graph, scale->inputs[1 - i], scale->inputs[i], std::sqrt(2.0 / std::numbers::pi)))
+      s = scale->inputs[i];
   Node* sum = rewrite::producer(graph, s);
   if (sum == nullptr || !rewrite::has_single_consumer(graph, s) || !rewrite::is_op(*sum, "Add") ||
       sum->inputs.size() != 2)
@@ -134,7 +135,8 @@ bool match_tanh(Graph& graph, Node& tanh, Match& m) {
     Node* coef = rewrite::producer(graph, t);
     if (coef == nullptr || !rewrite::has_single_consumer(graph, t) || !rewrite::is_op(*coef, "Mul")) continue;
     for (int j = 0; j < 2 && m.x == kNoValue; ++j) {
-      if (coef->inputs.size() != 2 || !rewrite::constant_near(graph, coef->inputs[static_cast<size_t>(1 - j)], 0.044715))
+      if (coef->inputs.size() != 2 ||
+          !rewrite::constant_near(graph, coef->inputs[static_cast<size_t>(1 - j)], x, 0.044715))
         continue;
       std::vector<Node*> cube_nodes;
       if (!match_cube(graph, coef->inputs[static_cast<size_t>(j)], x, cube_nodes)) continue;

@@ -16,6 +16,7 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats) {
     SY_RETURN_IF_ERROR(fuse_conv_batchnorm(graph, &s.conv_bn_fused));
     SY_RETURN_IF_ERROR(fuse_conv_activation(graph, &s.conv_activations_fused));
     SY_RETURN_IF_ERROR(fuse_gelu(graph, &s.gelus_fused));
+    SY_RETURN_IF_ERROR(fuse_layer_norm(graph, &s.layer_norms_fused));
   }
   if (level == OptimizationLevel::kAll) {
     SY_RETURN_IF_ERROR(cancel_transposes(graph, &s.transposes_removed));

@@ -2,7 +2,8 @@
 //   basic:    constant folding, identity and dead-node elimination, and
 //             dropping the constants nothing reads any more
 //   extended: basic, then fusions: Conv + BatchNormalization, Conv + Relu /
-//             Clip, the GELU chains into Gelu
+//             Clip, the GELU chains into Gelu, decomposed layer norms into
+//             LayerNormalization
 //   all:      extended, then layout passes: Transpose pairs, Reshape chains
 // Each pass lives in its own file and can be run alone in tests; each adds
 // what it did to its counter.
@@ -22,6 +23,7 @@ struct PassStats {
   int conv_bn_fused = 0;
   int conv_activations_fused = 0;
   int gelus_fused = 0;
+  int layer_norms_fused = 0;
   int transposes_removed = 0;
   int reshapes_removed = 0;
 };
@@ -50,6 +52,9 @@ Status fuse_conv_batchnorm(Graph& graph, int* fused);
 Status fuse_conv_activation(Graph& graph, int* fused);
 // Replaces the exported GELU chains (erf form and tanh form) with Gelu.
 Status fuse_gelu(Graph& graph, int* fused);
+// Replaces ReduceMean / Sub / Pow / ReduceMean / Add / Sqrt / Div [/ Mul /
+// Add] over trailing axes of a float tensor with LayerNormalization.
+Status fuse_layer_norm(Graph& graph, int* fused);
 
 // ---- all
 

@@ -33,30 +33,31 @@ bool is_op(const Node& node, const char* op_type) {
   return !node.removed && node.domain.empty() && node.op_type == op_type;
 }
 
-bool constant_scalar(const Graph& graph, ValueId v, double* value) {
-  if (v == kNoValue) return false;
-  const Tensor* t = graph.constant(v);
-  if (t == nullptr || !t->is_tensor() || t->num_elements() < 1) return false;
-  auto element = [&](int64_t i) -> double {
-    switch (t->dtype()) {
-      case DataType::kFloat: return t->data<float>()[i];
-      case DataType::kDouble: return t->data<double>()[i];
-      case DataType::kFloat16: return float16_to_float(t->data<uint16_t>()[i]);
-      case DataType::kBfloat16: return bfloat16_to_float(t->data<uint16_t>()[i]);
-      default: return std::nan("");
-    }
-  };
-  const double first = element(0);
-  if (std::isnan(first)) return false;
-  for (int64_t i = 1; i < t->num_elements(); ++i)
-    if (element(i) != first) return false;
-  *value = first;
-  return true;
+bool tensor_scalar(const Tensor& t, double* value) {
+  if (!t.is_tensor() || t.num_elements() != 1) return false;
+  switch (t.dtype()) {
+    case DataType::kFloat: *value = t.data<float>()[0]; return true;
+    case DataType::kDouble: *value = t.data<double>()[0]; return true;
+    case DataType::kFloat16: *value = float16_to_float(t.data<uint16_t>()[0]); return true;
+    case DataType::kBfloat16: *value = bfloat16_to_float(t.data<uint16_t>()[0]); return true;
+    default: return false;
+  }
 }
 
-bool constant_near(const Graph& graph, ValueId v, double expected) {
+bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value) {
+  if (v == kNoValue || like == kNoValue) return false;
+  const Tensor* t = graph.constant(v);
+  const ValueType& lt = graph.values[static_cast<size_t>(like)].type;
+  if (t == nullptr) return false;
+  // A rank-0 constant never changes the shape; others must not add dims
+  // (which needs `like`'s rank; exporters write scalars as rank 0).
+  if (t->shape().rank() > 0 && (!lt.has_shape || t->shape().rank() > lt.rank())) return false;
+  return tensor_scalar(*t, value) && !std::isnan(*value);
+}
+
+bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected) {
   double got = 0;
-  if (!constant_scalar(graph, v, &got)) return false;
+  if (!constant_scalar(graph, v, like, &got)) return false;
   return std::fabs(got - expected) <= 1e-5 * std::fabs(expected);
 }
 
@@ -76,7 +77,8 @@ std::string unique_value_name(const Graph& graph, const std::string& base) {
 }
 
 ValueId add_constant(Graph& graph, const std::string& base_name, Tensor tensor) {
-  const ValueId v = graph.add_value(unique_value_name(graph, base_name), ValueType::tensor(tensor.dtype(), tensor.shape()));
+  const ValueId v =
+      graph.add_value(unique_value_name(graph, base_name), ValueType::tensor(tensor.dtype(), tensor.shape()));
   graph.values[static_cast<size_t>(v)].is_initializer = true;
   graph.initializers[v] = std::move(tensor);
   return v;

@@ -24,13 +24,17 @@ Node* single_consumer(Graph& graph, ValueId v);
 // True for an ai.onnx node of `op_type`.
 bool is_op(const Node& node, const char* op_type);
 
-// The value of a constant whose elements are all equal (a scalar, or a
-// tensor of any shape holding one repeated value) of a floating-point type,
-// as a double. False when `v` is not such a constant.
-bool constant_scalar(const Graph& graph, ValueId v, double* value);
-// True when `v` is a uniform constant within a relative 1e-5 of `expected`
-// (exporters write sqrt(2) and the like rounded to float).
-bool constant_near(const Graph& graph, ValueId v, double expected);
+// The value of a one-element tensor of a floating-point type, as a double.
+bool tensor_scalar(const Tensor& t, double* value);
+// The value of a one-element floating-point constant `v` whose rank is 0
+// or at most that of `like`, so that an element-wise op of `like` and `v`
+// has `like`'s shape (a fusion replacing the op must not change the
+// output's shape). False otherwise, and for a constant of rank >= 1 when
+// `like`'s rank is not known.
+bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value);
+// constant_scalar() within a relative 1e-5 of `expected` (exporters write
+// sqrt(2) and the like rounded to float).
+bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected);
 
 // For a node with two inputs, the one that is not `known`; kNoValue when
 // neither is `known` or the node does not have exactly two inputs.

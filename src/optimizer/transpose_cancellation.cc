@@ -58,7 +58,8 @@ int cancel_one(Graph& graph, Node& second) {
   const ValueId x = first->inputs[0];
   const ValueId out = second.outputs[0];
   first->removed = true;
-  if (composed == identity && !graph.values[static_cast<size_t>(out)].is_graph_output && !read_by_subgraph(graph, out)) {
+  const bool visible = graph.values[static_cast<size_t>(out)].is_graph_output || read_by_subgraph(graph, out);
+  if (composed == identity && !visible) {
     rewrite::replace_uses(graph, out, x);
     second.removed = true;
     return 2;

@@ -135,6 +135,30 @@ TEST(GeluFusionTest, ConstantNodesFoldFirstThroughTheOptimizer) {
   expect_same_outputs(b, {{"x", sample_tensor({2, 16}, 23, 5.0f)}});
 }
 
+TEST(GeluFusionTest, XOfUnknownRankWithScalarConstants) {
+  // In BERT x comes after a Reshape to a run-time shape, so inference does
+  // not know its rank; rank-0 constants cannot change its shape.
+  ModelBuilder b(17);
+  b.input("a", DataType::kFloat, {3, 16});
+  b.input("shape", DataType::kInt64, {"k"});  // its length, and so x's rank, known at run time
+  b.initializer("sqrt2", make_tensor<float>({}, {1.4142135f}));
+  b.initializer("one", make_tensor<float>({}, {1.0f}));
+  b.initializer("half", make_tensor<float>({}, {0.5f}));
+  b.node("Reshape", {"a", "shape"}, {"x"}, {}, "reshape");
+  b.node("Div", {"x", "sqrt2"}, {"d"}, {}, "div");
+  b.node("Erf", {"d"}, {"e"}, {}, "erf");
+  b.node("Add", {"e", "one"}, {"p"}, {}, "add1");
+  b.node("Mul", {"x", "p"}, {"m"}, {}, "mul_x");
+  b.node("Mul", {"m", "half"}, {"y"}, {}, "mul_half");
+  b.output_without_shape("y", DataType::kFloat);
+  Graph g = load_resolved(b);
+  ASSERT_FALSE(g.values[static_cast<size_t>(g.find_value("x"))].type.has_shape);
+  int fused = 0;
+  ASSERT_TRUE(fuse_gelu(g, &fused).ok());
+  EXPECT_EQ(fused, 1);
+  expect_same_outputs(b, {{"a", sample_tensor({3, 16}, 24, 4.0f)}, {"shape", make_tensor<int64_t>({2}, {6, 8})}});
+}
+
 TEST(GeluFusionTest, ChainWithAnotherReaderIsKept) {
   ModelBuilder b = erf_bert_order();
   b.output("e", DataType::kFloat, {"n", 16});  // the Erf output is visible
@@ -156,6 +180,25 @@ TEST(GeluFusionTest, OtherConstantsAreNotGelu) {
   b.node("Mul", {"x", "p"}, {"m"}, {}, "mul_x");
   b.node("Mul", {"m", "not_half"}, {"y"}, {}, "mul_half");
   finish(b);
+  Graph g = load_resolved(b);
+  int fused = 0;
+  ASSERT_TRUE(fuse_gelu(g, &fused).ok());
+  EXPECT_EQ(fused, 0);
+  expect_same_outputs(b, feeds());
+}
+
+TEST(GeluFusionTest, ConstantThatBroadcastsXIsNotFused) {
+  // 0.5 of shape [1,1,1] makes the [n,16] chain's output [1,n,16]; a Gelu
+  // of x would lose the leading dim.
+  ModelBuilder b = start();
+  b.initializer("sqrt2", make_tensor<float>({}, {1.4142135f}));
+  b.initializer("half3", make_tensor<float>({1, 1, 1}, {0.5f}));
+  b.node("Div", {"x", "sqrt2"}, {"d"}, {}, "div");
+  b.node("Erf", {"d"}, {"e"}, {}, "erf");
+  b.node("Add", {"e", "one"}, {"p"}, {}, "add1");
+  b.node("Mul", {"x", "p"}, {"m"}, {}, "mul_x");
+  b.node("Mul", {"m", "half3"}, {"y"}, {}, "mul_half");
+  b.output("y", DataType::kFloat, {1, "n", 16});
   Graph g = load_resolved(b);
   int fused = 0;
   ASSERT_TRUE(fuse_gelu(g, &fused).ok());
