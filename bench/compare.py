@@ -108,9 +108,12 @@ def command(tool: str, model: str, threads: int, a) -> list:
 
 def run_one(tool: str, model: str, threads: int, a) -> dict:
     cmd = command(tool, model, threads, a)
+    # OpenBLAS (PyTorch's BLAS here) starts a thread per core unless told;
+    # held to the same count as everyone else, or its "1 thread" uses two.
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     start = time.perf_counter()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout, env=env)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {a.timeout} s"}
     wall = time.perf_counter() - start
@@ -339,11 +342,17 @@ def main() -> int:
     env = environment(a)
     env["fma_peak"] = fma_peak(max(threads))
     log(f"FMA peak: {env['fma_peak']}")
-    sys.path.insert(0, HERE)
-    import flops
-    env["flops"] = {m: flops.model_flops(os.path.join(a.models_dir, m + ".onnx"),
-                                         os.path.join(a.models_dir, m + ".inputs"))[0]
-                    for m in a.models if m in FLOP_MODELS}
+    # In a child process: loading the models here would raise this
+    # process's peak RSS, which Linux hands down to every tool it starts
+    # (ru_maxrss survives fork and exec), spoiling their memory figures.
+    env["flops"] = {}
+    for m in a.models:
+        if m not in FLOP_MODELS:
+            continue
+        p = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "flops.py"), os.path.join(a.models_dir, m + ".onnx"),
+                            os.path.join(a.models_dir, m + ".inputs"), "--json"], capture_output=True, text=True)
+        if p.returncode == 0:
+            env["flops"][m] = json.loads(p.stdout.strip().splitlines()[-1])["flops"]
     table = {}
     start = time.perf_counter()
     for m in a.models:

@@ -2,7 +2,7 @@
 """Multiply-add work of a model's Conv, MatMul and Gemm nodes for given
 input shapes (2 FLOPs per multiply-add), from ONNX shape inference.
 
-    /usr/bin/python3 bench/flops.py MODEL.onnx INPUTS_DIR
+    /usr/bin/python3 bench/flops.py MODEL.onnx INPUTS_DIR [--json]
 """
 
 import os
@@ -75,4 +75,7 @@ def model_flops(model_path, inputs_dir):
 
 if __name__ == "__main__":
     flops, unknown = model_flops(sys.argv[1], sys.argv[2])
-    print(f"{flops / 1e9:.3f} GFLOP ({unknown} nodes of unknown shape)")
+    if "--json" in sys.argv[3:]:
+        print(f'{{"flops": {flops}, "unknown_nodes": {unknown}}}')
+    else:
+        print(f"{flops / 1e9:.3f} GFLOP ({unknown} nodes of unknown shape)")

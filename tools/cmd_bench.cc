@@ -19,7 +19,18 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::min(i, sorted.size() - 1)];
 }
 
+// This process's own peak: VmHWM belongs to the address space and starts
+// afresh at exec, where ru_maxrss carries over the parent's peak (a
+// benchmark driver that loaded the models itself would be counted).
 long peak_rss_kib() {
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kib = -1;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    std::fclose(f);
+    if (kib >= 0) return kib;
+  }
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss;  // KiB on Linux
