@@ -145,14 +145,19 @@ void parallel_range(ThreadPool& pool, int64_t n, int64_t min_chunk, F&& f) {
 // Selects and integer bit tricks only, so that GCC vectorizes a loop calling
 // these; std::exp / std::erf per element are library calls that stay scalar.
 
+// The float math below is also compiled into per-ISA files (gelu_simd_avx2.cc,
+// _avx512.cc). Forcing it inline keeps any out-of-line copy built with
+// AVX-512 from being shared with, and run by, baseline code.
+#define SY_MATH_INLINE inline __attribute__((always_inline))
+
 // c ? a : b without a branch. Under GCC's default -ftrapping-math, ?: on a
 // float comparison followed by more arithmetic stays a branch, and a loop
 // with a branch is not vectorized; a bit mask is.
-inline float select(bool c, float a, float b) {
+SY_MATH_INLINE float select(bool c, float a, float b) {
   const uint32_t m = 0u - static_cast<uint32_t>(c);
   return std::bit_cast<float>((std::bit_cast<uint32_t>(a) & m) | (std::bit_cast<uint32_t>(b) & ~m));
 }
-inline double select(bool c, double a, double b) {
+SY_MATH_INLINE double select(bool c, double a, double b) {
   const uint64_t m = 0u - static_cast<uint64_t>(c);
   return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & m) | (std::bit_cast<uint64_t>(b) & ~m));
 }
@@ -164,7 +169,7 @@ inline T select(bool c, T a, T b) {
 // e^(a + b) to about 1 ulp, for |b| small next to the rounding unit of a:
 // b joins after the range reduction, so a + b need not be representable.
 // Handles overflow (inf), underflow (denormals, 0) and NaN.
-inline float fast_exp_sum(float a, float b) {
+SY_MATH_INLINE float fast_exp_sum(float a, float b) {
   constexpr float kHi = 88.8f;   // above: overflows to inf through the scaling
   constexpr float kLo = -104.0f;  // below: 0
   float xc = select(a > kHi, kHi, a);
@@ -194,7 +199,7 @@ inline float fast_exp_sum(float a, float b) {
   return y * s1 * s2;
 }
 
-inline float fast_exp(float x) { return fast_exp_sum(x, 0.0f); }
+SY_MATH_INLINE float fast_exp(float x) { return fast_exp_sum(x, 0.0f); }
 
 // erf and erfc to about 1 ulp (erf: max relative error 1.2e-7 over all
 // floats). Two regions. |x| < 0.85: an odd polynomial whose leading term is
@@ -203,7 +208,7 @@ inline float fast_exp(float x) { return fast_exp_sum(x, 0.0f); }
 // not cancel), fitted on [0.85, 10]; erfc(10) is below the smallest float.
 
 // erf(a) for 0 <= a < 0.85.
-inline float erf_small(float a) {
+SY_MATH_INLINE float erf_small(float a) {
   const float u = a * a;
   float p = -1.1572058610909153e-05f;
   p = p * u + 0.00011770935816457495f;
@@ -220,7 +225,7 @@ inline float erf_small(float a) {
 // exp(-(a s)^2) is formed from a split in two, a = hi + lo with hi * hi
 // exact: (a s)^2 reaches 100, and rounding it, or a * s, to one float would
 // cost up to 100 * 2^-23 of relative accuracy.
-inline float erfc_large_scaled(float a, float s, float s2) {
+SY_MATH_INLINE float erfc_large_scaled(float a, float s, float s2) {
   const float a_lo = 0.85f / s;
   const float a_hi = 10.0f / s;
   float ac = select(a < a_lo, a_lo, a);
@@ -247,7 +252,7 @@ inline float erfc_large_scaled(float a, float s, float s2) {
   return select(a > a_hi, 0.0f, r);
 }
 
-inline float fast_erf(float x) {
+SY_MATH_INLINE float fast_erf(float x) {
   const float a = std::fabs(x);
   const float y = select(a < 0.85f, erf_small(a), 1.0f - erfc_large_scaled(a, 1.0f, 1.0f));
   return std::copysign(y, x);  // NaN stays NaN: every branch above propagates it
@@ -255,7 +260,7 @@ inline float fast_erf(float x) {
 
 // GELU, x * Phi(x) = x/2 * erfc(-x / sqrt 2), written through erfc so that
 // negative inputs keep their relative accuracy (1 + erf(x) cancels).
-inline float fast_gelu(float x) {
+SY_MATH_INLINE float fast_gelu(float x) {
   constexpr float kS = 0.70710678118654752f;
   const float ax = std::fabs(x);
   const float a = ax * kS;
@@ -265,7 +270,7 @@ inline float fast_gelu(float x) {
 
 // tanh(x) to about 3 ulp: a 13/6 rational on x clamped to +-7.9 (beyond
 // which tanh rounds to +-1).
-inline float fast_tanh(float x) {
+SY_MATH_INLINE float fast_tanh(float x) {
   constexpr float kClamp = 7.90531110763549805f;
   float xc = select(x > kClamp, kClamp, x);
   xc = select(xc < -kClamp, -kClamp, xc);
@@ -285,7 +290,7 @@ inline float fast_tanh(float x) {
   return select(std::fabs(x) < 0.0004f, x, p / q);  // tiny x: the rational loses the last bits, tanh(x) == x
 }
 
-inline float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
+SY_MATH_INLINE float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
 
 // The same names for double, so templated loops can call them; double
 // keeps the library's precision.

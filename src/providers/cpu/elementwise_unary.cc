@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/gelu_simd.h"
 #include "providers/cpu/elementwise_tables.h"
 
 namespace sy::cpu {
@@ -299,6 +300,15 @@ class GeluKernel final : public Kernel {
     const Tensor* x = ctx.input(0);
     if (x == nullptr) return kernel_error(ctx, "input 0 is missing");
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x->dtype(), x->shape()));
+    if (x->dtype() == DataType::kFloat) {  // the models' case: the per-ISA loop
+      const float* xd = x->data<float>();
+      float* yd = y->data<float>();
+      const bool tanh_form = op_.tanh_approximation;
+      ctx.thread_pool().parallel_for(x->num_elements(), kMathChunk, [&](int64_t begin, int64_t end) {
+        gelu_f32(xd + begin, yd + begin, end - begin, tanh_form);
+      });
+      return ok_status();
+    }
     const bool handled = visit_type(FloatTypes{}, x->dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = compute_t<T>;
