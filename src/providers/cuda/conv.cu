@@ -11,6 +11,8 @@
 // Conv+Relu/Clip pass) run as one epilogue kernel over the output instead
 // of cuDNN's bias-activation call, which only fuses Relu and only with one
 // algorithm.
+#include <algorithm>
+#include <array>
 #include <cfloat>
 #include <map>
 #include <memory>
@@ -129,8 +131,11 @@ class ConvKernel final : public CudaKernel {
     if (x->dim(1) != w->dim(1) * group_)
       return runtime_error("Conv: X has " + std::to_string(x->dim(1)) + " channels but W expects " +
                            std::to_string(w->dim(1) * group_) + " (group " + std::to_string(group_) + ")");
-    std::vector<int64_t> key(x->dims(), x->dims() + x->rank());
-    key.insert(key.end(), w->dims(), w->dims() + w->rank());
+    // The plan cache key, in a fixed array: run() allocates nothing.
+    PlanKey key;
+    key.fill(-1);
+    std::copy(x->dims(), x->dims() + x->rank(), key.begin());
+    std::copy(w->dims(), w->dims() + w->rank(), key.begin() + SY_MAX_RANK);
     ConvPlan* plan = nullptr;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -143,7 +148,8 @@ class ConvKernel final : public CudaKernel {
       plan = it->second.get();
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, plan->y_dims, y));
+    SY_CUDA_RETURN_IF_ERROR(
+        ctx.allocate_output(0, dtype_, static_cast<int>(plan->y_dims.size()), plan->y_dims.data(), y));
     if (y.num_elements() == 0) return ok_status();
     CudaProvider& p = ctx.provider();
     void* workspace = nullptr;
@@ -333,7 +339,9 @@ class ConvKernel final : public CudaKernel {
   int activation_ = 0;  // 0 none, 1 Relu, 2 Clip
   float lo_ = -FLT_MAX, hi_ = FLT_MAX;
   mutable std::mutex mutex_;
-  mutable std::map<std::vector<int64_t>, std::unique_ptr<ConvPlan>> plans_;
+  // X dims then W dims, -1 padded.
+  using PlanKey = std::array<int64_t, 2 * SY_MAX_RANK>;
+  mutable std::map<PlanKey, std::unique_ptr<ConvPlan>> plans_;
 };
 
 const CudaKernelDef kConvDefs[] = {

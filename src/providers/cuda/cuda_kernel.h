@@ -101,9 +101,6 @@ class KernelRunContext {
   int num_outputs() const { return host_->ctx_num_outputs(ctx_); }
   bool output_requested(int i) const { return host_->ctx_output_requested(ctx_, i) != 0; }
   Status allocate_output(int i, int32_t dtype, int rank, const int64_t* dims, TensorRef& out);
-  Status allocate_output(int i, int32_t dtype, const std::vector<int64_t>& dims, TensorRef& out) {
-    return allocate_output(i, dtype, static_cast<int>(dims.size()), dims.data(), out);
-  }
   // Device memory valid until run() returns; nullptr-free: fails instead.
   Status scratch(size_t bytes, void** memory);
 

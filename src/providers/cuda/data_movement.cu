@@ -74,10 +74,6 @@ Status check_index_type(const KernelCreateInfo& info, int i, const char* name, b
   return ok_status();
 }
 
-// Constructors report through `status`. Status is [[nodiscard]], and nvcc
-// flags the Status& that its operator= returns unless cast away.
-void set_status(Status& status, Status result) { static_cast<void>(status = std::move(result)); }
-
 // The usual pair: input 0 is moved data, input 1 an index-like argument.
 Status init_data_and_index(const KernelCreateInfo& info, const char* name, bool allow_int32) {
   SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
@@ -312,7 +308,7 @@ class ReshapeKernel final : public DataMovementKernel {
  public:
   ReshapeKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info) {
     allowzero_ = info.since_version() >= 14 && info.attr_int("allowzero", 0) != 0;
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -346,7 +342,7 @@ class FlattenKernel final : public DataMovementKernel {
  public:
   FlattenKernel(const KernelCreateInfo& info, Status& status)
       : DataMovementKernel(info), axis_(info.attr_int("axis", 1)) {
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -391,7 +387,7 @@ class AxesSource {
 class SqueezeKernel final : public DataMovementKernel {
  public:
   SqueezeKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info), axes_(info) {
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -436,7 +432,7 @@ class SqueezeKernel final : public DataMovementKernel {
 class UnsqueezeKernel final : public DataMovementKernel {
  public:
   UnsqueezeKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info), axes_(info) {
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -475,7 +471,7 @@ class IdentityKernel final : public DataMovementKernel {
  public:
   // Sequences and optionals (opset 14+) are not tensors: check_data_input declines them.
   IdentityKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info) {
-    set_status(status, check_data_input(info, 0));
+    status = check_data_input(info, 0);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -492,7 +488,7 @@ class TransposeKernel final : public DataMovementKernel {
   TransposeKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info) {
     has_perm_ = info.has_attr_ints("perm");
     perm_ = info.attr_ints("perm");
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -543,7 +539,7 @@ class ConcatKernel final : public DataMovementKernel {
  public:
   ConcatKernel(const KernelCreateInfo& info, Status& status)
       : DataMovementKernel(info), axis_(info.attr_int("axis", kNoAxis)) {
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -620,7 +616,7 @@ class SplitKernel final : public DataMovementKernel {
       has_split_attr_ = info.has_attr_ints("split");
       split_attr_ = info.attr_ints("split");
     }
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -730,7 +726,7 @@ class SliceKernel final : public DataMovementKernel {
       has_axes_ = info.has_attr_ints("axes");
       axes_ = info.attr_ints("axes");
     }
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -818,7 +814,7 @@ class GatherKernel final : public DataMovementKernel {
  public:
   GatherKernel(const KernelCreateInfo& info, Status& status)
       : DataMovementKernel(info), axis_(info.attr_int("axis", 0)) {
-    set_status(status, init_data_and_index(info, "indices", true));
+    status = init_data_and_index(info, "indices", true);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -878,7 +874,7 @@ class GatherKernel final : public DataMovementKernel {
 class ExpandKernel final : public DataMovementKernel {
  public:
   ExpandKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info) {
-    set_status(status, init_data_and_index(info, "shape", false));
+    status = init_data_and_index(info, "shape", false);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -906,7 +902,7 @@ class ExpandKernel final : public DataMovementKernel {
 class TileKernel final : public DataMovementKernel {
  public:
   TileKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info) {
-    set_status(status, init_data_and_index(info, "repeats", false));
+    status = init_data_and_index(info, "repeats", false);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -935,7 +931,7 @@ class TileKernel final : public DataMovementKernel {
 class ConstantOfShapeKernel final : public DataMovementKernel {
  public:
   ConstantOfShapeKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info) {
-    set_status(status, init(info));
+    status = init(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -991,7 +987,7 @@ class TriluKernel final : public DataMovementKernel {
  public:
   TriluKernel(const KernelCreateInfo& info, Status& status)
       : DataMovementKernel(info), upper_(info.attr_int("upper", 1) != 0) {
-    set_status(status, init_data_and_index(info, "k", false));
+    status = init_data_and_index(info, "k", false);
   }
 
   Status run(KernelRunContext& ctx) const override {

@@ -114,11 +114,6 @@ __device__ __forceinline__ T store(compute_t<T> v) {
   }
 }
 
-// nvcc's front end reports `status = f();` as discarding the result of
-// Status's operator= (it carries the class's [[nodiscard]]); the cast says
-// that result is not wanted.
-void set_status(Status& status, Status value) { static_cast<void>(status = std::move(value)); }
-
 std::string type_error(const std::string& node, int input, int32_t dtype) {
   return node + ": input " + std::to_string(input) + " has unsupported type " + dtype_name(dtype);
 }
@@ -263,7 +258,7 @@ struct GeluOp {
   GeluOp(const KernelCreateInfo& info, Status& status) {
     const std::string approximate = info.attr_string("approximate", "none");
     if (approximate != "none" && approximate != "tanh") {
-      set_status(status, info.error("attribute approximate must be \"none\" or \"tanh\", got \"" + approximate + "\""));
+      status = info.error("attribute approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
       return;
     }
     tanh_approximation = approximate == "tanh";
@@ -300,7 +295,7 @@ class UnaryKernel final : public CudaKernel {
   UnaryKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
     const int32_t dtype = info.input_dtype(0);
     if (dtype != 0 && !in_list<Types>(dtype)) {
-      set_status(status, info.unsupported(std::string("input type ") + dtype_name(dtype) + " is not handled on CUDA"));
+      status = info.unsupported(std::string("input type ") + dtype_name(dtype) + " is not handled on CUDA");
       return;
     }
     op_ = make_op<Op>(info, status);
@@ -356,7 +351,7 @@ class ClipKernel final : public CudaKernel {
   ClipKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
     const int32_t dtype = info.input_dtype(0);
     if (dtype != 0 && !in_list<FloatTypes>(dtype)) {
-      set_status(status, info.unsupported(std::string("input type ") + dtype_name(dtype) + " is not handled on CUDA"));
+      status = info.unsupported(std::string("input type ") + dtype_name(dtype) + " is not handled on CUDA");
       return;
     }
     if (info.since_version() < 11) {
@@ -373,8 +368,8 @@ class ClipKernel final : public CudaKernel {
       const char* name = i == 1 ? "min" : "max";
       const int32_t bound_type = info.input_dtype(i);
       if (dtype != 0 && bound_type != 0 && bound_type != dtype) {
-        set_status(status, info.error(std::string(name) + " has type " + dtype_name(bound_type) + ", expected " +
-                                      dtype_name(dtype) + " (the type of input)"));
+        status = info.error(std::string(name) + " has type " + dtype_name(bound_type) + ", expected " +
+            dtype_name(dtype) + " (the type of input)");
         return;
       }
       TensorRef value;
@@ -384,11 +379,11 @@ class ClipKernel final : public CudaKernel {
       }
       float v = 0.0f;
       if (value.num_elements() != 1) {
-        set_status(status, info.error(std::string(name) + " must be a scalar, got " + value.describe()));
+        status = info.error(std::string(name) + " must be a scalar, got " + value.describe());
         return;
       }
       if (!host_float_value(value, v)) {
-        set_status(status, info.unsupported(std::string(name) + " has type " + dtype_name(value.t.dtype)));
+        status = info.unsupported(std::string(name) + " has type " + dtype_name(value.t.dtype));
         return;
       }
       (i == 1 ? lo_ : hi_) = v;
@@ -664,7 +659,7 @@ template <typename Op, typename Types, bool kBoolOut>
 class BinaryKernel final : public CudaKernel {
  public:
   BinaryKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
-    set_status(status, check_input_types<Types>(info, 2, true));
+    status = check_input_types<Types>(info, 2, true);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -700,11 +695,11 @@ class BinaryKernel final : public CudaKernel {
 class PowKernel final : public CudaKernel {
  public:
   PowKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
-    set_status(status, check_input_types<FloatTypes>(info, 2, false));
+    status = check_input_types<FloatTypes>(info, 2, false);
     if (!status.ok()) return;
     const int32_t e = info.input_dtype(1);
     if (e != 0 && !in_list<PowExponentTypes>(e))
-      set_status(status, info.unsupported(std::string("exponent type ") + dtype_name(e) + " is not handled on CUDA"));
+      status = info.unsupported(std::string("exponent type ") + dtype_name(e) + " is not handled on CUDA");
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -742,10 +737,10 @@ class VariadicKernel final : public CudaKernel {
  public:
   VariadicKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
     if (info.num_inputs() < 1) {
-      set_status(status, info.error("needs at least one input"));
+      status = info.error("needs at least one input");
       return;
     }
-    set_status(status, check_input_types<NumericTypes>(info, info.num_inputs(), true));
+    status = check_input_types<NumericTypes>(info, info.num_inputs(), true);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -831,18 +826,18 @@ class WhereKernel final : public CudaKernel {
   WhereKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
     const int32_t c = info.input_dtype(0);
     if (c != 0 && c != static_cast<int32_t>(DataType::kBool)) {
-      set_status(status, info.error(std::string("condition has type ") + dtype_name(c) + ", expected bool"));
+      status = info.error(std::string("condition has type ") + dtype_name(c) + ", expected bool");
       return;
     }
     const int32_t x = info.input_dtype(1);
     const int32_t y = info.input_dtype(2);
     if (x != 0 && !in_list<WhereTypes>(x)) {
-      set_status(status, info.unsupported(std::string("input type ") + dtype_name(x) + " is not handled on CUDA"));
+      status = info.unsupported(std::string("input type ") + dtype_name(x) + " is not handled on CUDA");
       return;
     }
     if (x != 0 && y != 0 && x != y)
-      set_status(status, info.error(std::string("input 2 has type ") + dtype_name(y) + ", expected " + dtype_name(x) +
-                                    " (the type of input 1)"));
+      status = info.error(std::string("input 2 has type ") + dtype_name(y) + ", expected " + dtype_name(x) +
+          " (the type of input 1)");
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -936,27 +931,25 @@ class CastKernel final : public CudaKernel {
   CastKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
     const int64_t to = info.attr_int("to", -1);
     if (to <= 0 || to > kMaxDataTypeValue) {
-      set_status(status,
-                 info.error(to == -1 ? std::string("attribute 'to' is required")
-                                     : std::string("attribute 'to' is ") + std::to_string(to) + ", not a data type"));
+      status = info.error(to == -1 ? std::string("attribute 'to' is required")
+                                     : std::string("attribute 'to' is ") + std::to_string(to) + ", not a data type");
       return;
     }
     to_ = static_cast<int32_t>(to);
     if (!in_list<CastTypes>(to_)) {
-      set_status(status, info.unsupported(std::string("Cast to ") + dtype_name(to_) + " (type " + std::to_string(to) +
-                                          ") is not handled on CUDA"));
+      status = info.unsupported(std::string("Cast to ") + dtype_name(to_) + " (type " + std::to_string(to) +
+          ") is not handled on CUDA");
       return;
     }
     const int32_t from = info.input_dtype(0);
     if (from != 0 && !in_list<CastTypes>(from)) {
-      set_status(status, info.unsupported(std::string("Cast from ") + dtype_name(from) + " is not handled on CUDA"));
+      status = info.unsupported(std::string("Cast from ") + dtype_name(from) + " is not handled on CUDA");
       return;
     }
     if (info.since_version() >= 24) {
       const std::string mode = info.attr_string("round_mode", "up");
       if (mode != "up" && mode != "down" && mode != "nearest")
-        set_status(status,
-                   info.error("attribute round_mode must be \"up\", \"down\" or \"nearest\", got \"" + mode + "\""));
+        status = info.error("attribute round_mode must be \"up\", \"down\" or \"nearest\", got \"" + mode + "\"");
     }
   }
 

@@ -77,22 +77,23 @@ class MatMulKernel final : public CudaKernel {
     const int batch_rank = std::max(a_batch_rank, b_batch_rank);
     // Broadcast batch shape, and per input whether its batch is whole
     // (stride M*K) or a single matrix reused (stride 0).
-    std::vector<int64_t> out_dims;
+    int64_t out_dims[SY_MAX_RANK];
+    int out_rank = 0;
     int64_t batch = 1, a_count = 1, b_count = 1;
     for (int i = 0; i < batch_rank; ++i) {
       const int64_t da = i - (batch_rank - a_batch_rank) >= 0 ? a->dim(i - (batch_rank - a_batch_rank)) : 1;
       const int64_t db = i - (batch_rank - b_batch_rank) >= 0 ? b->dim(i - (batch_rank - b_batch_rank)) : 1;
       if (da != db && da != 1 && db != 1)
         return runtime_error("MatMul: batch dimensions of " + a->describe() + " and " + b->describe() + " do not broadcast");
-      out_dims.push_back(std::max(da, db));
-      batch *= out_dims.back();
+      out_dims[out_rank++] = std::max(da, db);
+      batch *= out_dims[out_rank - 1];
       a_count *= da;
       b_count *= db;
     }
-    if (a->rank() > 1) out_dims.push_back(m);
-    if (b->rank() > 1) out_dims.push_back(n);
+    if (a->rank() > 1) out_dims[out_rank++] = m;
+    if (b->rank() > 1) out_dims[out_rank++] = n;
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, out_dims, y));
+    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, out_rank, out_dims, y));
     if (y.num_elements() == 0) return ok_status();
     if (k == 0) return cuda_status(cudaMemsetAsync(y.data(), 0, y.byte_size(), ctx.stream()), "MatMul (K = 0)");
     // One strided call covers whole-or-single batches; a batch that
@@ -165,7 +166,8 @@ class GemmKernel final : public CudaKernel {
     const int64_t n = trans_b_ ? b->dim(0) : b->dim(1);
     if (k != kb) return runtime_error("Gemm: " + a->describe() + " and " + b->describe() + ": inner dimensions differ");
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, {m, n}, y));
+    const int64_t dims[2] = {m, n};
+    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, 2, dims, y));
     if (y.num_elements() == 0) return ok_status();
     float beta = 0.0f;
     if (c != nullptr && beta_ != 0.0f) {

@@ -24,10 +24,6 @@ using normpool::group_allreduce;
 using normpool::MaxSum;
 using normpool::RowGroup;
 
-// Status is [[nodiscard]], and nvcc also flags the Status& that `a = b`
-// returns, so out-parameters are set through this.
-void set_status(Status& to, Status from) { static_cast<void>(to = std::move(from)); }
-
 // ---- row launches ------------------------------------------------------------------
 
 constexpr int kWarpRowsThreads = 256;  // 8 warps, a row each
@@ -142,11 +138,11 @@ class SoftmaxKernel final : public CudaKernel {
         } else {
           softmax_rows_kernel<T, kLog, false><<<l.blocks, l.threads, 0, ctx.stream()>>>(xd, yd, outer, n);
         }
-        set_status(status, check_launch("softmax_rows_kernel"));
+        status = check_launch("softmax_rows_kernel");
       } else {
         softmax_columns_kernel<T, kLog>
             <<<grid_size(outer * inner), kThreadsPerBlock, 0, ctx.stream()>>>(xd, yd, outer, n, inner);
-        set_status(status, check_launch("softmax_columns_kernel"));
+        status = check_launch("softmax_columns_kernel");
       }
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
@@ -253,14 +249,14 @@ class LayerNormKernel final : public CudaKernel {
     // and 16-bit inputs) and written in the stash type.
     if (stash != static_cast<int64_t>(DataType::kFloat) && stash != static_cast<int64_t>(DataType::kDouble) &&
         stash != static_cast<int64_t>(DataType::kBfloat16)) {
-      set_status(status, info.error("attribute stash_type must be 1 (float), 11 (double) or 16 (bfloat16), got " +
-                                    std::to_string(stash)));
+      status = info.error("attribute stash_type must be 1 (float), 11 (double) or 16 (bfloat16), got " +
+          std::to_string(stash));
       return;
     }
     stash_ = static_cast<int32_t>(stash);
     const int32_t xt = info.input_dtype(0);
     if (!same_type_or_absent(info, 1, xt) || !same_type_or_absent(info, 2, xt)) {
-      set_status(status, info.error(std::string("Scale and B must have X's type ") + dtype_name(xt)));
+      status = info.error(std::string("Scale and B must have X's type ") + dtype_name(xt));
       return;
     }
   }
@@ -307,8 +303,8 @@ class LayerNormKernel final : public CudaKernel {
       p.scale_scalar = scale->num_elements() == 1;
       p.bias = bias != nullptr ? bias->data_as<const T>() : nullptr;
       p.bias_scalar = bias != nullptr && bias->num_elements() == 1;
-      set_status(status, launch_norm_rows<T>(ctx.stream(), x->data_as<const T>(), y.data_as<T>(), rows, n, epsilon_, p,
-                                             stats[0], stats[1], stash_));
+      status = launch_norm_rows<T>(ctx.stream(), x->data_as<const T>(), y.data_as<T>(), rows, n, epsilon_, p,
+          stats[0], stats[1], stash_);
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
     return status;
@@ -328,7 +324,7 @@ class InstanceNormKernel final : public CudaKernel {
     epsilon_ = info.attr_float("epsilon", 1e-5f);
     const int32_t xt = info.input_dtype(0);
     if (!same_type_or_absent(info, 1, xt) || !same_type_or_absent(info, 2, xt))
-      set_status(status, info.error(std::string("scale and B must have input's type ") + dtype_name(xt)));
+      status = info.error(std::string("scale and B must have input's type ") + dtype_name(xt));
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -356,8 +352,8 @@ class InstanceNormKernel final : public CudaKernel {
       p.scale = scale.data_as<const T>();
       p.bias = bias.data_as<const T>();
       p.channels = channels;
-      set_status(status, launch_norm_rows<T>(ctx.stream(), x.data_as<const T>(), y.data_as<T>(), x.dim(0) * channels,
-                                             spatial, epsilon_, p, nullptr, nullptr, 0));
+      status = launch_norm_rows<T>(ctx.stream(), x.data_as<const T>(), y.data_as<T>(), x.dim(0) * channels,
+          spatial, epsilon_, p, nullptr, nullptr, 0);
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x.describe());
     return status;
@@ -412,28 +408,27 @@ class BatchNormKernel final : public CudaKernel {
     epsilon_ = info.attr_float("epsilon", 1e-5f);
     const int version = info.since_version();
     if (info.attr_int("training_mode", 0) != 0) {
-      set_status(status, info.unsupported(
-                             "BatchNormalization with training_mode=1 is not implemented on CUDA (inference only)"));
+      status = info.unsupported(
+          "BatchNormalization with training_mode=1 is not implemented on CUDA (inference only)");
       return;
     }
     if (version < 9 && info.attr_int("spatial", 1) == 0) {
-      set_status(status, info.unsupported("BatchNormalization with spatial=0 is not implemented on CUDA"));
+      status = info.unsupported("BatchNormalization with spatial=0 is not implemented on CUDA");
       return;
     }
     // Before opset 14 the extra outputs exist only in training mode.
     for (int i = 1; i < info.num_outputs(); ++i) {
       TensorRef t;
       if (version < 14 && info.output_type(i, t)) {
-        set_status(status,
-                   info.unsupported("BatchNormalization with training outputs (mean, var, saved_mean, saved_var) is "
-                                    "not implemented on CUDA (inference only)"));
+        status = info.unsupported("BatchNormalization with training outputs (mean, var, saved_mean, saved_var) is "
+                                    "not implemented on CUDA (inference only)");
         return;
       }
     }
     for (int i = 1; i <= 4; ++i) {
       const int32_t t = info.input_dtype(i);
       if (t != 0 && !is_param_type(t)) {
-        set_status(status, info.error("input " + std::to_string(i) + " must be a float tensor, got " + dtype_name(t)));
+        status = info.error("input " + std::to_string(i) + " must be a float tensor, got " + dtype_name(t));
         return;
       }
     }
@@ -478,7 +473,7 @@ class BatchNormKernel final : public CudaKernel {
       batch_norm_kernel<T><<<grid_size(total), kThreadsPerBlock, 0, ctx.stream()>>>(
           x.data_as<const T>(), y.data_as<T>(), total, spatial, channels, params[0], params[1], params[2], params[3],
           epsilon_);
-      set_status(status, check_launch("batch_norm_kernel"));
+      status = check_launch("batch_norm_kernel");
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x.describe());
     return status;

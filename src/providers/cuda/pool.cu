@@ -28,10 +28,6 @@ using normpool::PoolAttrs;
 using normpool::PoolGeometry;
 using normpool::RowGroup;
 
-// Status is [[nodiscard]], and nvcc also flags the Status& that `a = b`
-// returns, so out-parameters are set through this.
-void set_status(Status& to, Status from) { static_cast<void>(to = std::move(from)); }
-
 std::string ints_string(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) {
@@ -137,12 +133,12 @@ class PoolKernel final : public CudaKernel {
  public:
   PoolKernel(const KernelCreateInfo& info, Status& status) {
     name_ = info.describe();
-    set_status(status, read_pool_attrs(info, attrs_));
+    status = read_pool_attrs(info, attrs_);
     if (!status.ok()) return;
     count_include_pad_ = info.attr_int("count_include_pad", 0) != 0;
     const int64_t order = info.attr_int("storage_order", 0);
     if (order != 0 && order != 1) {
-      set_status(status, info.error("storage_order must be 0 or 1; got " + std::to_string(order)));
+      status = info.error("storage_order must be 0 or 1; got " + std::to_string(order));
       return;
     }
     column_major_ = order == 1;
@@ -174,7 +170,7 @@ class PoolKernel final : public CudaKernel {
       pool_kernel<T, kMax><<<grid_size(total), kThreadsPerBlock, 0, ctx.stream()>>>(
           x->data_as<const T>(), y.data_as<T>(), indices, g, planes, count_include_pad_, column_major_,
           lowest_value<T>());
-      set_status(status, check_launch(kMax ? "max_pool_kernel" : "average_pool_kernel"));
+      status = check_launch(kMax ? "max_pool_kernel" : "average_pool_kernel");
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
     return status;
@@ -249,7 +245,7 @@ class GlobalPoolKernel final : public CudaKernel {
       } else {
         global_pool_kernel<T, kMax, true><<<grid_size(planes, 1), 256, 0, ctx.stream()>>>(xd, yd, planes, spatial);
       }
-      set_status(status, check_launch("global_pool_kernel"));
+      status = check_launch("global_pool_kernel");
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
     return status;

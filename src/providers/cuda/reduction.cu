@@ -33,10 +33,6 @@ using normpool::group_allreduce;
 using normpool::ReducePlan;
 using normpool::RowGroup;
 
-// Status is [[nodiscard]], and nvcc also flags the Status& that `a = b`
-// returns, so out-parameters are set through this.
-void set_status(Status& to, Status from) { static_cast<void>(to = std::move(from)); }
-
 // ---- ops ------------------------------------------------------------------------------
 // init: the identity; step(acc, v, shift): fold in one element; combine:
 // merge partial accumulators; finish(acc, count, shift): the result. shift
@@ -272,7 +268,7 @@ class ReduceKernel final : public CudaKernel {
     const ReducePlan plan = normpool::make_reduce_plan(rank, x->dims(), reduced);
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
-      set_status(status, launch_reduce<Op, T>(ctx, x->data_as<const T>(), y.data_as<T>(), plan));
+      status = launch_reduce<Op, T>(ctx, x->data_as<const T>(), y.data_as<T>(), plan);
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
     return status;
@@ -366,11 +362,11 @@ class ArgKernel final : public CudaKernel {
         } else {
           arg_rows_kernel<T, false><<<grid_size(outer, 8), 256, 0, ctx.stream()>>>(xd, yd, outer, n, kMax, last_);
         }
-        set_status(status, check_launch("arg_rows_kernel"));
+        status = check_launch("arg_rows_kernel");
       } else {
         arg_columns_kernel<T>
             <<<grid_size(outer * inner), kThreadsPerBlock, 0, ctx.stream()>>>(xd, yd, outer, n, inner, kMax, last_);
-        set_status(status, check_launch("arg_columns_kernel"));
+        status = check_launch("arg_columns_kernel");
       }
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
