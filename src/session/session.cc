@@ -513,11 +513,12 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     }
     return first;
   };
-  // Outputs wanted on a device: their final copy to the host is skipped
-  // when it is the only use of the device value.
-  std::vector<ValueId> device_source(wanted.size(), kNoValue);
-  const PlanStep* skip_first = nullptr;  // the common case needs no set
+  // Outputs wanted on a device (IoBinding): their final copy to the host is
+  // skipped when it is the only use of the device value. Plain runs pass
+  // no devices and allocate nothing here.
+  std::vector<ValueId> device_source;
   std::vector<const PlanStep*> skipped;
+  if (!device_outputs.empty()) device_source.assign(wanted.size(), kNoValue);
   for (size_t k = 0; k < wanted.size() && k < device_outputs.size(); ++k) {
     if (device_outputs[k].is_cpu()) continue;
     const Value& out = graph.values[static_cast<size_t>(wanted[k])];
@@ -530,11 +531,10 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
       if (chain[static_cast<size_t>(step.provider)]->device() != device_outputs[k]) break;
       device_source[k] = source;
       skipped.push_back(&step);
-      skip_first = &step;
     }
   }
   for (const PlanStep& step : plan.steps) {
-    if (skip_first != nullptr && std::find(skipped.begin(), skipped.end(), &step) != skipped.end()) continue;
+    if (!skipped.empty() && std::find(skipped.begin(), skipped.end(), &step) != skipped.end()) continue;
     if (run_options.terminate != nullptr && run_options.terminate->load(std::memory_order_relaxed)) {
       (void)wait_for_devices();
       return Status(StatusCode::kFail, "run" + (run_options.run_tag.empty() ? std::string() : " '" + run_options.run_tag + "'") +
@@ -617,12 +617,12 @@ Result<Tensor> Session::Impl::place_feed(ValueId input, const Tensor& feed) cons
   return host;
 }
 
-Result<Tensor> Session::Impl::allocate_on(Device d, DataType dtype, const Shape& shape) const {
-  if (d.is_cpu()) return Tensor::allocate_uninitialized(dtype, shape);
-  std::shared_ptr<ExecutionProvider> owner;
-  for (const auto& p : providers)
-    if (p->device() == d) owner = p;
-  if (owner == nullptr) return invalid_argument(d.to_string() + " is not the device of any provider of this session");
+namespace {
+
+// Memory on `owner`'s device that keeps the provider, and so its
+// allocator, alive for as long as the tensor.
+Result<Tensor> allocate_on_provider(const std::shared_ptr<ExecutionProvider>& owner, DataType dtype, const Shape& shape) {
+  const Device d = owner->device();
   if (dtype == DataType::kString) return invalid_argument("string tensors cannot live on " + d.to_string());
   const size_t bytes = storage_bytes(dtype, shape.num_elements());
   void* p = owner->allocator()->allocate(bytes);
@@ -631,12 +631,14 @@ Result<Tensor> Session::Impl::allocate_on(Device d, DataType dtype, const Shape&
     return Status(StatusCode::kOutOfMemory, "failed to allocate " + std::to_string(bytes) + " bytes on " + d.to_string() +
                                                 (why.empty() ? "" : ": " + why));
   }
-  // The tensor keeps the provider (and so its allocator) alive.
   std::shared_ptr<void> memory(p, [owner](void* q) { owner->allocator()->deallocate(q); });
   return Tensor::shared(dtype, shape, p, std::move(memory), d);
 }
 
-Status Session::Impl::copy_between(const Tensor& src, Tensor& dst) const {
+// Copies src to dst between host memory and provider devices; `owner_of`
+// names the provider of a non-host device (a Result<ExecutionProvider*>).
+template <typename OwnerOf>
+Status copy_through_providers(const Tensor& src, Tensor& dst, OwnerOf&& owner_of) {
   if (src.dtype() != dst.dtype() || src.shape() != dst.shape())
     return invalid_argument("copy from " + src.describe() + " to " + dst.describe() + ": type or shape differs");
   const Device from = src.device(), to = dst.device();
@@ -644,22 +646,18 @@ Status Session::Impl::copy_between(const Tensor& src, Tensor& dst) const {
     if (src.byte_size() > 0 && src.raw_data() != dst.raw_data()) std::memcpy(dst.raw_data(), src.raw_data(), src.byte_size());
     return ok_status();
   }
-  ExecutionProvider* src_owner = from.is_cpu() ? nullptr : provider_for(from);
-  ExecutionProvider* dst_owner = to.is_cpu() ? nullptr : provider_for(to);
-  if ((!from.is_cpu() && src_owner == nullptr) || (!to.is_cpu() && dst_owner == nullptr))
-    return invalid_argument("copy from " + from.to_string() + " to " + to.to_string() +
-                            ": no provider of this session owns that device");
-  if (from.is_cpu()) return dst_owner->copy_from_host(src, dst);
+  if (from.is_cpu()) {
+    SY_ASSIGN_OR_RETURN(ExecutionProvider * p, owner_of(to));
+    return p->copy_from_host(src, dst);
+  }
+  SY_ASSIGN_OR_RETURN(ExecutionProvider * src_owner, owner_of(from));
   if (to.is_cpu()) return src_owner->copy_to_host(src, dst);
   if (from == to) return src_owner->copy_on_device(src, dst);
+  SY_ASSIGN_OR_RETURN(ExecutionProvider * dst_owner, owner_of(to));
   SY_ASSIGN_OR_RETURN(Tensor host, Tensor::allocate_uninitialized(src.dtype(), src.shape()));
   SY_RETURN_IF_ERROR(src_owner->copy_to_host(src, host));
   return dst_owner->copy_from_host(host, dst);
 }
-
-// ---- device memory without a session ----------------------------------------
-
-namespace {
 
 // The provider serving a device outside sessions, created on first use.
 Result<std::shared_ptr<ExecutionProvider>> device_provider(Device d) {
@@ -682,37 +680,38 @@ Result<std::shared_ptr<ExecutionProvider>> device_provider(Device d) {
 
 }  // namespace
 
+Result<Tensor> Session::Impl::allocate_on(Device d, DataType dtype, const Shape& shape) const {
+  if (d.is_cpu()) return Tensor::allocate_uninitialized(dtype, shape);
+  for (const auto& p : providers)
+    if (p->device() == d) return allocate_on_provider(p, dtype, shape);
+  return invalid_argument(d.to_string() + " is not the device of any provider of this session");
+}
+
+Status Session::Impl::copy_between(const Tensor& src, Tensor& dst) const {
+  return copy_through_providers(src, dst, [this](Device d) -> Result<ExecutionProvider*> {
+    if (ExecutionProvider* p = provider_for(d)) return p;
+    return invalid_argument(d.to_string() + " is not the device of any provider of this session");
+  });
+}
+
+// ---- device memory without a session ----------------------------------------
+
 Result<Tensor> allocate_device_tensor(DataType dtype, const Shape& shape, Device device) {
   if (device.is_cpu()) return Tensor::allocate(dtype, shape);
   SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> owner, device_provider(device));
-  const size_t bytes = storage_bytes(dtype, shape.num_elements());
-  void* p = owner->allocator()->allocate(bytes);
-  if (p == nullptr)
-    return Status(StatusCode::kOutOfMemory, "failed to allocate " + std::to_string(bytes) + " bytes on " +
-                                                device.to_string() + ": " + owner->allocator()->last_error());
-  std::shared_ptr<void> memory(p, [owner](void* q) { owner->allocator()->deallocate(q); });
-  return Tensor::shared(dtype, shape, p, std::move(memory), device);
+  return allocate_on_provider(owner, dtype, shape);
 }
 
 Status copy_tensor(const Tensor& src, Tensor& dst) {
-  if (src.dtype() != dst.dtype() || src.shape() != dst.shape())
-    return invalid_argument("copy from " + src.describe() + " to " + dst.describe() + ": type or shape differs");
-  if (src.device().is_cpu() && dst.device().is_cpu()) {
-    if (src.byte_size() > 0) std::memcpy(dst.raw_data(), src.raw_data(), src.byte_size());
-    return ok_status();
-  }
-  if (!src.device().is_cpu() && !dst.device().is_cpu() && src.device() != dst.device()) {
-    SY_ASSIGN_OR_RETURN(Tensor host, Tensor::allocate_uninitialized(src.dtype(), src.shape()));
-    SY_RETURN_IF_ERROR(copy_tensor(src, host));
-    return copy_tensor(host, dst);
-  }
-  const Device d = src.device().is_cpu() ? dst.device() : src.device();
-  SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> p, device_provider(d));
-  if (src.device().is_cpu()) SY_RETURN_IF_ERROR(p->copy_from_host(src, dst));
-  else if (dst.device().is_cpu()) SY_RETURN_IF_ERROR(p->copy_to_host(src, dst));
-  else SY_RETURN_IF_ERROR(p->copy_on_device(src, dst));
+  std::vector<ExecutionProvider*> used;
+  SY_RETURN_IF_ERROR(copy_through_providers(src, dst, [&used](Device d) -> Result<ExecutionProvider*> {
+    SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> p, device_provider(d));
+    used.push_back(p.get());  // device_provider keeps it alive
+    return p.get();
+  }));
   // Sessions use their own streams: the bytes must be in place before this returns.
-  return p->synchronize();
+  for (ExecutionProvider* p : used) SY_RETURN_IF_ERROR(p->synchronize());
+  return ok_status();
 }
 
 // ---- IoBinding ---------------------------------------------------------------
