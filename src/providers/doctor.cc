@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "core/cpu_features.h"
 #include "core/environment.h"
 #include "providers/probe/cuda_probe.h"
 #include "providers/plugin_loader.h"
@@ -52,10 +53,7 @@ ProviderDiagnosis diagnose_cpu() {
   d.name = "CPUExecutionProvider";
   d.short_name = "cpu";
   d.built = d.loadable = d.device_present = d.usable = true;
-  __builtin_cpu_init();
-  std::string isa = "scalar";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isa = "AVX2+FMA";
-  if (__builtin_cpu_supports("avx512f")) isa = "AVX-512";
+  const std::string isa = cpu_isa_name(best_cpu_isa());
   d.devices.push_back("host CPU: " + std::to_string(std::thread::hardware_concurrency()) +
                       " hardware threads, fastest kernels: " + isa);
   return d;

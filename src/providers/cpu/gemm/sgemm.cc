@@ -1,5 +1,7 @@
 #include "providers/cpu/gemm/sgemm.h"
 
+#include "core/cpu_features.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -36,9 +38,8 @@ int64_t ceil_div(int64_t x, int64_t m) { return (x + m - 1) / m; }
 bool cpu_has(GemmIsa isa) {
   switch (isa) {
     case GemmIsa::kScalar: return true;
-    case GemmIsa::kAvx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case GemmIsa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
-                                  __builtin_cpu_supports("fma");
+    case GemmIsa::kAvx2: return cpu_supports(CpuIsa::kAvx2);
+    case GemmIsa::kAvx512: return cpu_supports(CpuIsa::kAvx512);
   }
   return false;
 }
