@@ -119,27 +119,6 @@ void CudaProvider::initialize() {
   libs_ = &load_cuda_libraries();
   if (!libs_->ok()) return set_unavailable(libs_->reason(), libs_->fix());
 
-  // A blocking stream orders itself after copies queued on the legacy
-  // default stream, which is what do_copy_in_default_stream asks for.
-  st = cuda_status(cudaStreamCreateWithFlags(&stream_, options_.do_copy_in_default_stream ? cudaStreamDefault
-                                                                                          : cudaStreamNonBlocking),
-                   "cudaStreamCreate");
-  if (st.ok()) st = cuda_status(cudaMalloc(&blas_workspace_, kBlasWorkspaceBytes), "cudaMalloc (cuBLAS workspace)");
-  if (!st.ok()) return set_unavailable(st.message(), "free GPU memory used by other processes (see nvidia-smi)");
-  blas_workspace_size_ = kBlasWorkspaceBytes;
-  const CublasApi& blas = libs_->cublas;
-  if (st.ok()) st = cublas_status(blas.Create(&cublas_), "cublasCreate");
-  if (st.ok()) st = cublas_status(blas.SetStream(cublas_, stream_), "cublasSetStream");
-  if (st.ok()) st = cublas_status(blas.SetWorkspace(cublas_, blas_workspace_, blas_workspace_size_), "cublasSetWorkspace");
-  // TF32 only when allowed: with use_tf32=0 float32 products keep full precision.
-  if (st.ok())
-    st = cublas_status(blas.SetMathMode(cublas_, options_.use_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
-                       "cublasSetMathMode");
-  if (st.ok()) st = cublas_status(libs_->cublaslt.Create(&cublaslt_), "cublasLtCreate");
-  if (st.ok()) st = cudnn_status(libs_->cudnn.Create(&cudnn_), "cudnnCreate");
-  if (st.ok()) st = cudnn_status(libs_->cudnn.SetStream(cudnn_, stream_), "cudnnSetStream");
-  if (!st.ok()) return set_unavailable(st.message(), "check the CUDA, cuBLAS and cuDNN installation (switchyard doctor)");
-
   ArenaBacking backing{device_malloc, device_free, backing_state(options_.device_id)};
   arena_ = std::make_unique<DeviceArena>(backing, options_.gpu_mem_limit, options_.arena_extend_strategy, device_name());
   conv_cache_.configure(default_cache_folder(),
@@ -152,6 +131,38 @@ void CudaProvider::initialize() {
                "CUDAExecutionProvider: enable_cuda_graph=1 is accepted but CUDA graph capture is not implemented yet; "
                "runs launch their kernels one by one");
   available_ = true;
+}
+
+Status CudaProvider::ensure_runtime() {
+  std::call_once(runtime_once_, [this] {
+    cudaSetDevice(options_.device_id);
+    runtime_status_ = create_runtime();
+  });
+  return runtime_status_;
+}
+
+Status CudaProvider::create_runtime() {
+  // A blocking stream orders itself after copies queued on the legacy
+  // default stream, which is what do_copy_in_default_stream asks for.
+  const unsigned flags = options_.do_copy_in_default_stream ? cudaStreamDefault : cudaStreamNonBlocking;
+  Status st = cuda_status(cudaStreamCreateWithFlags(&stream_, flags), "cudaStreamCreate");
+  if (st.ok()) st = cuda_status(cudaMalloc(&blas_workspace_, kBlasWorkspaceBytes), "cudaMalloc (cuBLAS workspace)");
+  if (!st.ok()) return Status(st.code(), st.message() + "; free GPU memory used by other processes (see nvidia-smi)");
+  blas_workspace_size_ = kBlasWorkspaceBytes;
+  const CublasApi& blas = libs_->cublas;
+  st = cublas_status(blas.Create(&cublas_), "cublasCreate");
+  if (st.ok()) st = cublas_status(blas.SetStream(cublas_, stream_), "cublasSetStream");
+  if (st.ok()) st = cublas_status(blas.SetWorkspace(cublas_, blas_workspace_, blas_workspace_size_), "cublasSetWorkspace");
+  // TF32 only when allowed: with use_tf32=0 float32 products keep full precision.
+  if (st.ok())
+    st = cublas_status(blas.SetMathMode(cublas_, options_.use_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+                       "cublasSetMathMode");
+  if (st.ok()) st = cublas_status(libs_->cublaslt.Create(&cublaslt_), "cublasLtCreate");
+  if (st.ok()) st = cudnn_status(libs_->cudnn.Create(&cudnn_), "cudnnCreate");
+  if (st.ok()) st = cudnn_status(libs_->cudnn.SetStream(cudnn_, stream_), "cudnnSetStream");
+  if (!st.ok())
+    return Status(st.code(), st.message() + "; check the CUDA, cuBLAS and cuDNN installation (switchyard doctor)");
+  return ok_status();
 }
 
 CudaProvider::~CudaProvider() {
@@ -220,6 +231,7 @@ Status CudaProvider::copy_to_host(const sy_tensor& src, sy_tensor& dst) {
   TensorRef s{src};
   const size_t bytes = s.byte_size();
   if (bytes == 0) return ok_status();
+  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
   cudaSetDevice(options_.device_id);
   std::lock_guard<std::mutex> lock(staging_mutex_);
   void* pinned = staging(bytes);
@@ -235,6 +247,7 @@ Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
   TensorRef s{src};
   const size_t bytes = s.byte_size();
   if (bytes == 0) return ok_status();
+  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
   cudaSetDevice(options_.device_id);
   std::lock_guard<std::mutex> lock(staging_mutex_);
   void* pinned = staging(bytes);
@@ -255,6 +268,7 @@ Status CudaProvider::copy_on_device(const sy_tensor& src, sy_tensor& dst) {
   TensorRef s{src};
   const size_t bytes = s.byte_size();
   if (bytes == 0) return ok_status();
+  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
   cudaSetDevice(options_.device_id);
   return cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice, stream_), "copy on the GPU");
 }
@@ -265,6 +279,7 @@ Status CudaProvider::synchronize() {
 }
 
 Status CudaProvider::create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs) {
+  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
   KernelCreateInfo info(host_, node, this);
   const std::string op = info.op_type(), domain = info.domain();
   const int version = info.since_version();

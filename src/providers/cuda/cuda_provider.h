@@ -3,6 +3,9 @@
 // cuDNN handles bound to that stream; kernels reach them through
 // KernelRunContext::provider().
 //
+// The stream and handles are made on first use (ensure_runtime), not at
+// creation, which only decides availability.
+//
 // Creating one never fails for lack of a GPU: availability() then carries
 // the reason (no driver, driver too old, no device, device_id out of range,
 // no kernel image for this GPU, a library missing) and the fix.
@@ -72,8 +75,14 @@ class CudaProvider {
 
  private:
   CudaProvider() = default;
-  // Sets available_/reason_/fix_; on success the device, stream and handles exist.
+  // Sets available_/reason_/fix_: checks the driver, the device, its code
+  // and the libraries, and nothing heavier, so that doctor and
+  // get_available_providers() stay cheap.
   void initialize();
+  // The stream, the cuBLAS/cuDNN handles and the cuBLAS workspace, made
+  // once on first real use (claiming a node, a copy).
+  Status ensure_runtime();
+  Status create_runtime();
   void set_unavailable(std::string reason, std::string fix);
   // The pinned staging buffer, at least `bytes` large; nullptr when the
   // copy should go straight from pageable memory. staging_mutex_ held.
@@ -97,6 +106,8 @@ class CudaProvider {
   // Copies go through pinned (page-locked) host memory, which the GPU can
   // reach by DMA at full speed and asynchronously; staging_done_ marks when
   // the last upload from it has finished, before it is overwritten.
+  std::once_flag runtime_once_;
+  Status runtime_status_;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;
   size_t staging_size_ = 0;
