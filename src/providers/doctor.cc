@@ -72,10 +72,14 @@ ProviderDiagnosis diagnose_cuda() {
   for (const std::string& dir : provider_search_path()) searched += (searched.empty() ? "" : ", ") + dir;
   lib.detail = d.built ? library : "not found; searched: " + searched;
   d.checks.push_back(lib);
-  // The provider links the CUDA runtime statically; these it opens itself.
-  d.checks.push_back(library_check({"libcublas.so.13", "libcublas.so.12"}));
-  d.checks.push_back(library_check({"libcublasLt.so.13", "libcublasLt.so.12"}));
-  d.checks.push_back(library_check({"libcudnn.so.9", "libcudnn.so.8"}));
+  // Without the provider library, say what it would need here. With it,
+  // the library reports what it found itself (describe(), below), through
+  // its own search, which is the one sessions use.
+  if (!d.built) {
+    d.checks.push_back(library_check({"libcublas.so.13", "libcublas.so.12"}));
+    d.checks.push_back(library_check({"libcublasLt.so.13", "libcublasLt.so.12"}));
+    d.checks.push_back(library_check({"libcudnn.so.9", "libcudnn.so.8"}));
+  }
   const CudaDriverProbe drv = probe_cuda_driver();
   DoctorCheck driver;
   driver.what = "NVIDIA driver (libcuda.so.1)";
@@ -102,14 +106,6 @@ ProviderDiagnosis diagnose_cuda() {
     d.environment.push_back("CUDA_VISIBLE_DEVICES=" + visible);
   add_disable_env(d);
 
-  bool libs_ok = true;
-  std::string missing;
-  for (size_t i = 1; i + 1 < d.checks.size(); ++i) {  // the libraries, not the file or the driver
-    const DoctorCheck& c = d.checks[i];
-    if (c.ok) continue;
-    libs_ok = false;
-    missing += (missing.empty() ? "" : "; ") + c.what + ": " + c.detail;
-  }
   if (!d.built) {
     d.reason = "not built into this installation (" + lib.detail + ")";
     d.fix = "build Switchyard on a machine with the CUDA toolkit (nvcc) so that " + std::string(kCudaProviderLibrary) +
@@ -124,13 +120,14 @@ ProviderDiagnosis diagnose_cuda() {
     return d;
   }
   const Availability a = (*provider)->availability();
-  d.loadable = libs_ok;
+  const std::string facts = (*provider)->describe();
+  // Loadable: its libraries were found (describe() marks a missing one).
+  d.loadable = facts.find("MISSING") == std::string::npos;
   d.usable = a.available;
   if (!a.available) {
-    d.reason = a.reason + (missing.empty() || a.reason.find(missing) != std::string::npos ? "" : "; also " + missing);
+    d.reason = a.reason;
     d.fix = a.fix;
   }
-  const std::string facts = (*provider)->describe();
   size_t start = 0;
   while (start < facts.size()) {
     size_t end = facts.find('\n', start);
