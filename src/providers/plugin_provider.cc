@@ -220,7 +220,9 @@ class PluginKernel final : public Kernel {
   ~PluginKernel() override { api_->kernel_destroy(p_, k_); }
   Status run(KernelContext& ctx) const override {
     sy_kernel_context c{&ctx};
-    char error[kMessageSize] = {};
+    // Written only on failure; not cleared per node run.
+    char error[kMessageSize];
+    error[0] = '\0';
     const int code = api_->kernel_run(p_, k_, &c, error, sizeof error);
     if (code == 0) return ok_status();
     return from_code(code, (ctx.node().describe() + ": " + error).c_str());

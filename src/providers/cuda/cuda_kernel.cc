@@ -8,7 +8,10 @@ KernelRunContext::KernelRunContext(const sy_host_api* host, sy_kernel_context* c
     : host_(host), ctx_(ctx), provider_(provider) {
   num_inputs_ = host_->ctx_num_inputs(ctx_);
   if (num_inputs_ > kMaxInputs) num_inputs_ = kMaxInputs;  // create_kernel declines nodes with more
-  for (int i = 0; i < num_inputs_; ++i) present_[i] = host_->ctx_input(ctx_, i, &inputs_[i].t) != 0;
+  for (int i = 0; i < num_inputs_; ++i) {
+    inputs_[i].ref = TensorRef{};
+    present_[i] = host_->ctx_input(ctx_, i, &inputs_[i].ref.t) != 0;
+  }
 }
 
 Status KernelRunContext::allocate_output(int i, int32_t dtype, int rank, const int64_t* dims, TensorRef& out) {

@@ -97,7 +97,7 @@ class KernelRunContext {
 
   int num_inputs() const { return num_inputs_; }
   // nullptr when input i is omitted.
-  const TensorRef* input(int i) const { return i < num_inputs_ && present_[i] ? &inputs_[i] : nullptr; }
+  const TensorRef* input(int i) const { return i < num_inputs_ && present_[i] ? &inputs_[i].ref : nullptr; }
   int num_outputs() const { return host_->ctx_num_outputs(ctx_); }
   bool output_requested(int i) const { return host_->ctx_output_requested(ctx_, i) != 0; }
   Status allocate_output(int i, int32_t dtype, int rank, const int64_t* dims, TensorRef& out);
@@ -113,8 +113,14 @@ class KernelRunContext {
   sy_kernel_context* ctx_;
   CudaProvider* provider_;
   int num_inputs_ = 0;
-  TensorRef inputs_[kMaxInputs];
-  bool present_[kMaxInputs] = {};
+  // Storage for up to 64 inputs, left uninitialised: a context is made for
+  // every kernel call, and only the node's own inputs are filled in.
+  union Slot {
+    Slot() {}
+    TensorRef ref;
+  };
+  Slot inputs_[kMaxInputs];
+  bool present_[kMaxInputs];
 };
 
 class CudaKernel {
