@@ -86,7 +86,10 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
   result.declines.resize(n);
   result.host_inputs.assign(n, 0);
   result.prepacked.assign(n, 0);
-  const std::vector<bool> shape_nodes = shape_computation_nodes(graph, order);
+  // Only device plugins keep shape math on the host; a CPU-only chain skips the analysis.
+  bool any_device = false;
+  for (ExecutionProvider* p : providers) any_device = any_device || p->keeps_shape_math_on_host();
+  const std::vector<bool> shape_nodes = any_device ? shape_computation_nodes(graph, order) : std::vector<bool>(n, false);
 
   // 1. Claims, in priority order.
   std::vector<NodeId> remaining = order;
