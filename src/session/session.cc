@@ -606,9 +606,9 @@ Result<Tensor> Session::Impl::place_feed(ValueId input, const Tensor& feed) cons
   bool in_place = true;
   for (NodeId c : graph.values[static_cast<size_t>(input)].consumers) {
     const Node& n = graph.nodes[static_cast<size_t>(c)];
-    bool same_device = false;
-    for (const PlanStep& step : plan.steps)
-      if (step.node == c) same_device = chain[static_cast<size_t>(step.provider)]->device() == feed.device();
+    const auto id = static_cast<size_t>(c);
+    const int p = id < partition.node_provider.size() ? partition.node_provider[id] : -1;
+    const bool same_device = p >= 0 && chain[static_cast<size_t>(p)]->device() == feed.device();
     if (n.op_type != kCopyFromHostOp || !same_device) in_place = false;
   }
   if (in_place) return feed;
