@@ -81,11 +81,18 @@ bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
   return true;
 }
 
+size_t WinogradConv::gemm_workspace(int64_t tiles) const {
+  return align64(std::max<size_t>(64, sgemm_workspace_size(M_, tiles, C_, nullptr)));
+}
+
 size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const {
   const int64_t tiles = ceil_div(OH, kTile) * ceil_div(OW, kTile);
+  (void)pool;
+  // One single-threaded GEMM workspace per point: the threads share out the
+  // 36 GEMMs, each too thin (a few dozen tiles) to split well itself.
   return align64(static_cast<size_t>(kPoints * C_ * tiles) * sizeof(float)) +
          align64(static_cast<size_t>(kPoints * M_ * tiles) * sizeof(float)) +
-         std::max<size_t>(64, sgemm_workspace_size(M_, tiles, C_, pool));
+         kPoints * gemm_workspace(tiles);
 }
 
 void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top,
@@ -130,10 +137,14 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
     }
   });
 
-  // 2. 36 GEMMs: P[p] [M x tiles] = U[p] [M x C] . V[p] [C x tiles].
-  for (int64_t p = 0; p < kPoints; ++p)
-    sgemm_packed_a(u_[static_cast<size_t>(p)], false, M, tiles, C, 1.0f, v + p * C * tiles, tiles, 0.0f,
-                   prod + p * M * tiles, tiles, &pool, gemm_ws);
+  // 2. 36 GEMMs: P[p] [M x tiles] = U[p] [M x C] . V[p] [C x tiles], shared
+  //    out among the threads whole.
+  const size_t per_gemm = gemm_workspace(tiles);
+  pool.parallel_for(kPoints, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p)
+      sgemm_packed_a(u_[static_cast<size_t>(p)], false, M, tiles, C, 1.0f, v + p * C * tiles, tiles, 0.0f,
+                     prod + p * M * tiles, tiles, nullptr, static_cast<char*>(gemm_ws) + p * per_gemm);
+  });
 
   // 3. Back to 4x4 outputs: Y = A^T P A, plus bias and activation.
   pool.parallel_for(M, 1, [&](int64_t m0, int64_t m1) {

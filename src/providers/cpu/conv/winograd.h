@@ -41,6 +41,7 @@ class WinogradConv {
            const GemmEpilogue& ep, void* workspace, ThreadPool& pool) const;
 
  private:
+  size_t gemm_workspace(int64_t tiles) const;  // one single-threaded GEMM's
   int64_t M_ = 0, C_ = 0;
   std::vector<PackedMatrix> u_;  // 36 transformed weight matrices [M x C]
 };
