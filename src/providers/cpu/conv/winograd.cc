@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+
+#include "providers/cpu/conv/winograd_transforms.h"
 
 namespace sy::cpu {
 namespace {
@@ -13,16 +16,6 @@ constexpr int64_t kPoints = kPatch * kPatch;
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 size_t align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-// B^T d for one 6-vector (input transform, one direction).
-inline void input_1d(const float d[6], float r[6]) {
-  r[0] = 4.0f * d[0] - 5.0f * d[2] + d[4];
-  r[1] = -4.0f * d[1] - 4.0f * d[2] + d[3] + d[4];
-  r[2] = 4.0f * d[1] - 4.0f * d[2] - d[3] + d[4];
-  r[3] = -2.0f * d[1] - d[2] + 2.0f * d[3] + d[4];
-  r[4] = 2.0f * d[1] - d[2] - 2.0f * d[3] + d[4];
-  r[5] = 4.0f * d[1] - 5.0f * d[3] + d[5];
-}
-
 // G g for one 3-vector (weight transform), in double: done once.
 inline void weight_1d(const double g[3], double u[6]) {
   u[0] = g[0] / 4.0;
@@ -31,14 +24,6 @@ inline void weight_1d(const double g[3], double u[6]) {
   u[3] = g[0] / 24.0 + g[1] / 12.0 + g[2] / 6.0;
   u[4] = g[0] / 24.0 - g[1] / 12.0 + g[2] / 6.0;
   u[5] = g[2];
-}
-
-// A^T m for one 6-vector (output transform).
-inline void output_1d(const float m[6], float o[4]) {
-  o[0] = m[0] + m[1] + m[2] + m[3] + m[4];
-  o[1] = m[1] - m[2] + 2.0f * (m[3] - m[4]);
-  o[2] = m[1] + m[2] + 4.0f * (m[3] + m[4]);
-  o[3] = m[1] - m[2] + 8.0f * (m[3] - m[4]) + m[5];
 }
 
 }  // namespace
@@ -51,7 +36,7 @@ bool WinogradConv::worthwhile(int64_t C, int64_t M, int64_t H, int64_t W) {
 bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
   M_ = M;
   C_ = C;
-  // U[p][m][c] = (G g G^T)[p] for each (m, c).
+  // U[p][c][m] = (G g G^T)[p] for each (m, c).
   std::vector<float> u(static_cast<size_t>(kPoints * M * C));
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t c = 0; c < C; ++c) {
@@ -65,14 +50,14 @@ bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
         const double row[3] = {cols[0][i], cols[1][i], cols[2][i]};
         double out[6];
         weight_1d(row, out);
-        for (int j = 0; j < 6; ++j) u[static_cast<size_t>(((i * 6 + j) * M + m) * C + c)] = static_cast<float>(out[j]);
+        for (int j = 0; j < 6; ++j) u[static_cast<size_t>(((i * 6 + j) * C + c) * M + m)] = static_cast<float>(out[j]);
       }
     }
   }
   u_.clear();
   u_.reserve(kPoints);
   for (int64_t p = 0; p < kPoints; ++p) {
-    u_.push_back(pack_a(false, M, C, u.data() + p * M * C, C));
+    u_.push_back(pack_b(false, C, M, u.data() + p * M * C, M));
     if (u_.back().empty()) {
       u_.clear();
       return false;
@@ -81,104 +66,118 @@ bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
   return true;
 }
 
+// Layout of the workspace for one image. Channel counts are rounded up to
+// 16, a whole block for every variant.
+struct WinogradConv::Layout {
+  int64_t tiles_x = 0, tiles_y = 0, tiles = 0;
+  int64_t c_pad = 0, m_pad = 0;
+  int64_t plane_height = 0, plane_width = 0;
+  size_t planes_bytes = 0, v_bytes = 0, prod_bytes = 0, staging_bytes = 0, gemm_bytes = 0;
+
+  Layout(int64_t C, int64_t M, int64_t OH, int64_t OW, size_t per_gemm_bytes) {
+    tiles_x = ceil_div(OW, kTile);
+    tiles_y = ceil_div(OH, kTile);
+    tiles = tiles_x * tiles_y;
+    c_pad = ceil_div(C, 16) * 16;
+    m_pad = ceil_div(M, 16) * 16;
+    plane_height = tiles_y * kTile + 2;
+    plane_width = tiles_x * kTile + 2;
+    planes_bytes = align64(static_cast<size_t>(c_pad * plane_height * plane_width) * sizeof(float));
+    v_bytes = align64(static_cast<size_t>(kPoints * tiles * c_pad) * sizeof(float));
+    prod_bytes = align64(static_cast<size_t>(kPoints * tiles * m_pad) * sizeof(float));
+    staging_bytes = align64(static_cast<size_t>(m_pad * tiles * kTile * kTile) * sizeof(float));
+    gemm_bytes = per_gemm_bytes;
+  }
+  size_t total() const { return planes_bytes + v_bytes + prod_bytes + staging_bytes + kPoints * gemm_bytes; }
+};
+
 size_t WinogradConv::gemm_workspace(int64_t tiles) const {
-  return align64(std::max<size_t>(64, sgemm_workspace_size(M_, tiles, C_, nullptr)));
+  return align64(std::max<size_t>(64, sgemm_workspace_size(tiles, M_, C_, nullptr)));
 }
 
 size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const {
-  const int64_t tiles = ceil_div(OH, kTile) * ceil_div(OW, kTile);
   (void)pool;
   // One single-threaded GEMM workspace per point: the threads share out the
-  // 36 GEMMs, each too thin (a few dozen tiles) to split well itself.
-  return align64(static_cast<size_t>(kPoints * C_ * tiles) * sizeof(float)) +
-         align64(static_cast<size_t>(kPoints * M_ * tiles) * sizeof(float)) +
-         kPoints * gemm_workspace(tiles);
+  // 36 GEMMs, each too thin to split well itself.
+  const int64_t tiles = ceil_div(OH, kTile) * ceil_div(OW, kTile);
+  return Layout(C_, M_, OH, OW, gemm_workspace(tiles)).total();
 }
 
 void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top,
                        int64_t pad_left, const GemmEpilogue& ep, void* workspace, ThreadPool& pool) const {
-  const int64_t th = ceil_div(OH, kTile), tw = ceil_div(OW, kTile), tiles = th * tw;
   const int64_t C = C_, M = M_;
-  float* v = static_cast<float*>(workspace);  // [36][C][tiles]
-  float* prod = reinterpret_cast<float*>(static_cast<char*>(workspace) +
-                                         align64(static_cast<size_t>(kPoints * C * tiles) * sizeof(float)));
-  void* gemm_ws = reinterpret_cast<char*>(prod) + align64(static_cast<size_t>(kPoints * M * tiles) * sizeof(float));
+  const Layout lay(C, M, OH, OW, gemm_workspace(ceil_div(OH, kTile) * ceil_div(OW, kTile)));
+  const int64_t tiles = lay.tiles;
+  char* at = static_cast<char*>(workspace);
+  float* planes = reinterpret_cast<float*>(at);  // interleaved input blocks
+  at += lay.planes_bytes;
+  float* v = reinterpret_cast<float*>(at);  // V[36][tiles][c_pad]
+  at += lay.v_bytes;
+  float* prod = reinterpret_cast<float*>(at);  // P[36][tiles][m_pad]
+  at += lay.prod_bytes;
+  float* staging = reinterpret_cast<float*>(at);  // interleaved output blocks
+  at += lay.staging_bytes;
+  char* gemm_ws = at;
+  const int64_t lanes = winograd_lanes();
 
-  // 1. Input tiles, transformed: V[p][c][t] = (B^T d B)[p].
-  pool.parallel_for(C, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) {
-      const float* xc = x + c * H * W;
-      for (int64_t ty = 0; ty < th; ++ty) {
-        for (int64_t tx = 0; tx < tw; ++tx) {
-          const int64_t y0 = ty * kTile - pad_top, x0 = tx * kTile - pad_left;
-          float d[6][6];
-          for (int i = 0; i < 6; ++i) {
-            const int64_t iy = y0 + i;
-            for (int j = 0; j < 6; ++j) {
-              const int64_t ix = x0 + j;
-              d[i][j] = (iy >= 0 && iy < H && ix >= 0 && ix < W) ? xc[iy * W + ix] : 0.0f;
-            }
-          }
-          float t[6][6];  // B^T d, column by column
-          for (int j = 0; j < 6; ++j) {
-            const float col[6] = {d[0][j], d[1][j], d[2][j], d[3][j], d[4][j], d[5][j]};
-            float r[6];
-            input_1d(col, r);
-            for (int i = 0; i < 6; ++i) t[i][j] = r[i];
-          }
-          const int64_t tile = ty * tw + tx;
-          for (int i = 0; i < 6; ++i) {
-            float r[6];
-            input_1d(t[i], r);  // (B^T d) B, row by row
-            for (int j = 0; j < 6; ++j) v[((i * 6 + j) * C + c) * tiles + tile] = r[j];
-          }
-        }
-      }
-    }
+  // 1. Input: V[p][t][c] = (B^T d B)[p] for each tile t of channel c.
+  WinogradInputArgs in;
+  in.x = x;
+  in.C = C;
+  in.H = H;
+  in.W = W;
+  in.pad_top = pad_top;
+  in.pad_left = pad_left;
+  in.planes = planes;
+  in.plane_height = lay.plane_height;
+  in.plane_width = lay.plane_width;
+  in.tiles_x = lay.tiles_x;
+  in.tiles = tiles;
+  in.v = v;
+  in.v_ld = lay.c_pad;
+  in.point_stride = tiles * lay.c_pad;
+  pool.parallel_for(ceil_div(C, lanes), 1, [&](int64_t b0, int64_t b1) {
+    WinogradInputArgs part = in;
+    part.block_begin = b0;
+    part.block_end = b1;
+    winograd_input_transform(part);
   });
 
-  // 2. 36 GEMMs: P[p] [M x tiles] = U[p] [M x C] . V[p] [C x tiles], shared
+  // 2. 36 GEMMs: P[p] [tiles x M] = V[p] [tiles x C] . U[p] [C x M], shared
   //    out among the threads whole.
-  const size_t per_gemm = gemm_workspace(tiles);
   pool.parallel_for(kPoints, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p)
-      sgemm_packed_a(u_[static_cast<size_t>(p)], false, M, tiles, C, 1.0f, v + p * C * tiles, tiles, 0.0f,
-                     prod + p * M * tiles, tiles, nullptr, static_cast<char*>(gemm_ws) + p * per_gemm);
+      sgemm_packed_b(false, tiles, M, C, 1.0f, v + p * tiles * lay.c_pad, lay.c_pad, u_[static_cast<size_t>(p)], 0.0f,
+                     prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws + p * lay.gemm_bytes);
   });
 
-  // 3. Back to 4x4 outputs: Y = A^T P A, plus bias and activation.
-  pool.parallel_for(M, 1, [&](int64_t m0, int64_t m1) {
-    for (int64_t m = m0; m < m1; ++m) {
-      const float bias = ep.bias != nullptr ? ep.bias[m] : 0.0f;
-      float* ym = y + m * OH * OW;
-      for (int64_t ty = 0; ty < th; ++ty) {
-        for (int64_t tx = 0; tx < tw; ++tx) {
-          const int64_t tile = ty * tw + tx;
-          float t[4][6];  // A^T P, column by column
-          for (int j = 0; j < 6; ++j) {
-            float col[6];
-            for (int i = 0; i < 6; ++i) col[i] = prod[((i * 6 + j) * M + m) * tiles + tile];
-            float o[4];
-            output_1d(col, o);
-            for (int i = 0; i < 4; ++i) t[i][j] = o[i];
-          }
-          for (int i = 0; i < 4; ++i) {
-            const int64_t oy = ty * kTile + i;
-            if (oy >= OH) break;
-            float o[4];
-            output_1d(t[i], o);
-            for (int j = 0; j < 4; ++j) {
-              const int64_t ox = tx * kTile + j;
-              if (ox >= OW) break;
-              float val = o[j] + bias;
-              if (ep.activation == GemmActivation::kRelu) val = std::max(val, 0.0f);
-              if (ep.activation == GemmActivation::kClip) val = std::min(std::max(val, ep.clip_min), ep.clip_max);
-              ym[oy * OW + ox] = val;
-            }
-          }
-        }
-      }
-    }
+  // 3. Output: Y = A^T P A, plus bias and activation.
+  WinogradOutputArgs out;
+  out.prod = prod;
+  out.prod_ld = lay.m_pad;
+  out.point_stride = tiles * lay.m_pad;
+  out.M = M;
+  out.tiles_x = lay.tiles_x;
+  out.tiles = tiles;
+  out.OH = OH;
+  out.OW = OW;
+  out.staging = staging;
+  out.y = y;
+  out.bias = ep.bias;
+  if (ep.activation == GemmActivation::kRelu) {
+    out.clamp = true;
+    out.lo = 0.0f;
+    out.hi = std::numeric_limits<float>::infinity();
+  } else if (ep.activation == GemmActivation::kClip) {
+    out.clamp = true;
+    out.lo = ep.clip_min;
+    out.hi = ep.clip_max;
+  }
+  pool.parallel_for(ceil_div(M, lanes), 1, [&](int64_t b0, int64_t b1) {
+    WinogradOutputArgs part = out;
+    part.block_begin = b0;
+    part.block_end = b1;
+    winograd_output_transform(part);
   });
 }
 

@@ -1,10 +1,16 @@
 // Winograd F(4x4, 3x3) convolution for 3x3, stride 1, dilation 1, group 1
 // convolutions (ResNet's middle layers). Each 4x4 output tile comes from a
 // 6x6 input tile: the input and weights are transformed, multiplied
-// element-wise across channels — 36 independent GEMMs of [M x C] by [C x
-// tiles] on the packed sgemm — and transformed back. That is 36 multiplies
+// element-wise across channels — 36 independent GEMMs of [tiles x C] by
+// [C x M] on the packed sgemm — and transformed back. That is 36 multiplies
 // per 16 outputs per channel pair instead of 144: 4x fewer, for the price
 // of the transforms and of weights four times as large.
+//
+// The GEMMs put the output channels on the micro-kernel's wide (vector)
+// side and the tiles on its narrow side, so maps with few tiles (a 14x14
+// map has 16) still fill the registers. The transforms are vectorised
+// across channel blocks (winograd_transforms.h), with bias and activation
+// applied on the way out.
 //
 // The transforms are Lavin and Gray's ("Fast Algorithms for Convolutional
 // Neural Networks", 2015), points 0, +-1, +-2; in float32 the result stays
@@ -41,9 +47,10 @@ class WinogradConv {
            const GemmEpilogue& ep, void* workspace, ThreadPool& pool) const;
 
  private:
+  struct Layout;
   size_t gemm_workspace(int64_t tiles) const;  // one single-threaded GEMM's
   int64_t M_ = 0, C_ = 0;
-  std::vector<PackedMatrix> u_;  // 36 transformed weight matrices [M x C]
+  std::vector<PackedMatrix> u_;  // 36 transformed weight matrices, packed B [C x M]
 };
 
 }  // namespace sy::cpu

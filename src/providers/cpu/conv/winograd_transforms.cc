@@ -1,0 +1,67 @@
+// The portable (one-lane) Winograd transforms and the run-time choice among
+// the variants (see winograd_transforms.h).
+#include "providers/cpu/conv/winograd_transforms.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "core/cpu_features.h"
+
+namespace sy::cpu {
+namespace winograd_detail {
+namespace portable {
+
+struct Vec {
+  using T = float;
+  static constexpr int kLanes = 1;
+  static T load(const float* p) { return *p; }
+  static void store(float* p, T v) { *p = v; }
+  static T set1(float v) { return v; }
+  static T add(T a, T b) { return a + b; }
+  static T sub(T a, T b) { return a - b; }
+  static T mul(T a, T b) { return a * b; }
+  static T fmadd(T a, T b, T c) { return a * b + c; }
+  static T max(T a, T b) { return a > b ? a : b; }
+  static T min(T a, T b) { return a < b ? a : b; }
+  static void transpose(const float* src, int64_t, float* dst, int64_t) { *dst = *src; }
+};
+
+#include "providers/cpu/conv/winograd_transforms_body.h"
+
+}  // namespace portable
+
+void input_transform_portable(const WinogradInputArgs& a) { portable::input_transform<portable::Vec>(a); }
+void output_transform_portable(const WinogradOutputArgs& a) { portable::output_transform<portable::Vec>(a); }
+
+}  // namespace winograd_detail
+
+namespace {
+
+struct Variant {
+  int lanes;
+  void (*input)(const WinogradInputArgs&);
+  void (*output)(const WinogradOutputArgs&);
+};
+
+const Variant& best_variant() {
+  static const Variant best = [] {
+    switch (best_cpu_isa()) {
+      case CpuIsa::kAvx512:
+        return Variant{16, &winograd_detail::input_transform_avx512, &winograd_detail::output_transform_avx512};
+      case CpuIsa::kAvx2:
+        return Variant{8, &winograd_detail::input_transform_avx2, &winograd_detail::output_transform_avx2};
+      case CpuIsa::kBaseline: break;
+    }
+    return Variant{1, &winograd_detail::input_transform_portable, &winograd_detail::output_transform_portable};
+  }();
+  return best;
+}
+
+}  // namespace
+
+int winograd_lanes() { return best_variant().lanes; }
+void winograd_input_transform(const WinogradInputArgs& a) { best_variant().input(a); }
+void winograd_output_transform(const WinogradOutputArgs& a) { best_variant().output(a); }
+
+}  // namespace sy::cpu

@@ -1,0 +1,63 @@
+// The data transforms of the Winograd F(4x4, 3x3) convolution (winograd.h),
+// vectorised across channels. Both work on channel blocks of
+// winograd_lanes() channels (16 with AVX-512, 8 with AVX2, 1 otherwise):
+//   - input: a block of NCHW channels is copied, transposed in registers,
+//     into a zero-bordered interleaved plane [row][column][lane], so every
+//     6x6 patch element of the block is one vector load; each tile's
+//     B^T d B then goes to V[point][tile][channel];
+//   - output: A^T P A, bias and activation for a block of output channels,
+//     written interleaved and transposed back to NCHW.
+// The body is written once (winograd_transforms_body.h) against a small
+// vector policy and compiled per ISA; the best the CPU runs is picked once.
+#pragma once
+
+#include <cstdint>
+
+namespace sy::cpu {
+
+// Channels per block of the variant in use.
+int winograd_lanes();
+
+struct WinogradInputArgs {
+  const float* x = nullptr;  // [C][H][W]
+  int64_t C = 0, H = 0, W = 0;
+  int64_t pad_top = 0, pad_left = 0;
+  int64_t block_begin = 0, block_end = 0;  // channel blocks to do
+  float* planes = nullptr;                 // block b at planes + b * plane_height * plane_width * lanes
+  int64_t plane_height = 0;                // 4 * tiles_y + 2
+  int64_t plane_width = 0;                 // 4 * tiles_x + 2
+  int64_t tiles_x = 0, tiles = 0;
+  float* v = nullptr;        // V[p][t][c] at v + p * point_stride + t * v_ld + c
+  int64_t v_ld = 0;          // >= C rounded up to 16
+  int64_t point_stride = 0;  // tiles * v_ld
+};
+
+struct WinogradOutputArgs {
+  const float* prod = nullptr;  // P[p][t][m] at prod + p * point_stride + t * prod_ld + m
+  int64_t prod_ld = 0;          // >= M rounded up to 16
+  int64_t point_stride = 0;     // tiles * prod_ld
+  int64_t M = 0;
+  int64_t block_begin = 0, block_end = 0;  // output-channel blocks to do
+  int64_t tiles_x = 0, tiles = 0;
+  int64_t OH = 0, OW = 0;
+  float* staging = nullptr;  // block b at staging + b * (4 tiles_y) * (4 tiles_x) * lanes
+  float* y = nullptr;        // [M][OH][OW]
+  const float* bias = nullptr;
+  bool clamp = false;  // apply [lo, hi] (Relu is lo = 0, hi = +inf)
+  float lo = 0.0f, hi = 0.0f;
+};
+
+void winograd_input_transform(const WinogradInputArgs& a);
+void winograd_output_transform(const WinogradOutputArgs& a);
+
+namespace winograd_detail {
+// Each variant, for the tests (callable only where cpu_supports says so).
+void input_transform_avx512(const WinogradInputArgs& a);
+void output_transform_avx512(const WinogradOutputArgs& a);
+void input_transform_avx2(const WinogradInputArgs& a);
+void output_transform_avx2(const WinogradOutputArgs& a);
+void input_transform_portable(const WinogradInputArgs& a);
+void output_transform_portable(const WinogradOutputArgs& a);
+}  // namespace winograd_detail
+
+}  // namespace sy::cpu

@@ -1,0 +1,144 @@
+// The one body of the Winograd transforms (winograd_transforms.h). Each ISA
+// file includes it inside a namespace of its own after defining `Vec`, a
+// vector policy with:
+//   using T; static constexpr int kLanes;
+//   T load(const float*); void store(float*, T); T set1(float);
+//   T add(T, T); T sub(T, T); T mul(T, T); T fmadd(T a, T b, T c) (a*b+c);
+//   T max(T, T); T min(T, T);
+//   void transpose(const float* src, int64_t src_stride, float* dst, int64_t dst_stride):
+//     dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < kLanes.
+// Included at namespace scope; needs <algorithm>, <cstdint>, <cstring>.
+
+// r = B^T d for one 6-vector (points 0, +-1, +-2, infinity).
+template <class V>
+inline void input_1d(const typename V::T d[6], typename V::T r[6]) {
+  const auto c4 = V::set1(4.0f), c2 = V::set1(2.0f);
+  // Shared terms: rows 1 and 2 differ only in the sign of (d3 - 4 d1),
+  // rows 3 and 4 in that of 2 (d3 - d1).
+  const auto d4_minus_4d2 = V::sub(d[4], V::mul(c4, d[2]));
+  const auto d3_minus_4d1 = V::sub(d[3], V::mul(c4, d[1]));
+  const auto d4_minus_d2 = V::sub(d[4], d[2]);
+  const auto d3_minus_d1 = V::sub(d[3], d[1]);
+  r[0] = V::add(V::fmadd(c4, d[0], V::mul(V::set1(-5.0f), d[2])), d[4]);
+  r[1] = V::add(d4_minus_4d2, d3_minus_4d1);
+  r[2] = V::sub(d4_minus_4d2, d3_minus_4d1);
+  r[3] = V::fmadd(c2, d3_minus_d1, d4_minus_d2);
+  r[4] = V::sub(d4_minus_d2, V::mul(c2, d3_minus_d1));
+  r[5] = V::add(V::fmadd(c4, d[1], V::mul(V::set1(-5.0f), d[3])), d[5]);
+}
+
+// o = A^T m for one 6-vector.
+template <class V>
+inline void output_1d(const typename V::T m[6], typename V::T o[4]) {
+  const auto s12 = V::add(m[1], m[2]), d12 = V::sub(m[1], m[2]);
+  const auto s34 = V::add(m[3], m[4]), d34 = V::sub(m[3], m[4]);
+  o[0] = V::add(V::add(m[0], s12), s34);
+  o[1] = V::fmadd(V::set1(2.0f), d34, d12);
+  o[2] = V::fmadd(V::set1(4.0f), s34, s12);
+  o[3] = V::add(V::fmadd(V::set1(8.0f), d34, d12), m[5]);
+}
+
+// Channels [c0, c0 + L) of x into the interleaved plane, zeros around the
+// input and for channels past C.
+template <class V>
+void interleave_block(const WinogradInputArgs& a, int64_t c0, float* plane) {
+  constexpr int L = V::kLanes;
+  const int64_t pw = a.plane_width, hw = a.H * a.W;
+  const bool full = c0 + L <= a.C;
+  // Plane columns [lo, hi) hold input columns [lo - pad_left, hi - pad_left).
+  const int64_t lo = std::clamp<int64_t>(a.pad_left, 0, pw);
+  const int64_t hi = std::clamp<int64_t>(a.pad_left + a.W, lo, pw);
+  for (int64_t py = 0; py < a.plane_height; ++py) {
+    float* row = plane + py * pw * L;
+    const int64_t iy = py - a.pad_top;
+    if (iy < 0 || iy >= a.H) {
+      std::memset(row, 0, static_cast<size_t>(pw * L) * sizeof(float));
+      continue;
+    }
+    std::memset(row, 0, static_cast<size_t>(lo * L) * sizeof(float));
+    std::memset(row + hi * L, 0, static_cast<size_t>((pw - hi) * L) * sizeof(float));
+    const float* src = a.x + c0 * hw + iy * a.W;  // channel c, column ix at src[c * hw + ix]
+    int64_t px = lo;
+    if (full)
+      for (; px + L <= hi; px += L) V::transpose(src + (px - a.pad_left), hw, row + px * L, L);
+    for (; px < hi; ++px)
+      for (int c = 0; c < L; ++c) row[px * L + c] = c0 + c < a.C ? src[c * hw + (px - a.pad_left)] : 0.0f;
+  }
+}
+
+template <class V>
+void input_transform(const WinogradInputArgs& a) {
+  using T = typename V::T;
+  constexpr int L = V::kLanes;
+  const int64_t pw = a.plane_width;
+  for (int64_t b = a.block_begin; b < a.block_end; ++b) {
+    float* plane = a.planes + b * a.plane_height * pw * L;
+    interleave_block<V>(a, b * L, plane);
+    for (int64_t t = 0; t < a.tiles; ++t) {
+      const float* patch = plane + ((t / a.tiles_x) * 4 * pw + (t % a.tiles_x) * 4) * L;
+      T cols[6][6];  // B^T d, column j in cols[j]
+      for (int j = 0; j < 6; ++j) {
+        T d[6];
+        for (int i = 0; i < 6; ++i) d[i] = V::load(patch + (i * pw + j) * L);
+        input_1d<V>(d, cols[j]);
+      }
+      float* dst = a.v + t * a.v_ld + b * L;
+      for (int i = 0; i < 6; ++i) {
+        const T row[6] = {cols[0][i], cols[1][i], cols[2][i], cols[3][i], cols[4][i], cols[5][i]};
+        T r[6];
+        input_1d<V>(row, r);  // (B^T d) B, row i
+        for (int j = 0; j < 6; ++j) V::store(dst + (i * 6 + j) * a.point_stride, r[j]);
+      }
+    }
+  }
+}
+
+template <class V>
+void output_transform(const WinogradOutputArgs& a) {
+  using T = typename V::T;
+  constexpr int L = V::kLanes;
+  const int64_t sw = a.tiles_x * 4;                   // staging row length, in positions
+  const int64_t sh = (a.tiles / a.tiles_x) * 4;
+  const int64_t plane = a.OH * a.OW;
+  for (int64_t b = a.block_begin; b < a.block_end; ++b) {
+    const int64_t m0 = b * L;
+    float* staging = a.staging + b * sh * sw * L;
+    float bias_lanes[L];  // zeros past M: the loads below never leave the array
+    for (int k = 0; k < L; ++k) bias_lanes[k] = a.bias != nullptr && m0 + k < a.M ? a.bias[m0 + k] : 0.0f;
+    const T bias = V::load(bias_lanes);
+    const T lo = V::set1(a.lo), hi = V::set1(a.hi);
+    for (int64_t t = 0; t < a.tiles; ++t) {
+      // Lanes past M read the padding of P's rows (prod_ld >= M rounded up
+      // to 16); they are never written out.
+      const float* src = a.prod + t * a.prod_ld + m0;
+      T rows[6][4];  // A^T P, column j of the 6x6 in rows[j]
+      for (int j = 0; j < 6; ++j) {
+        T col[6];
+        for (int i = 0; i < 6; ++i) col[i] = V::load(src + (i * 6 + j) * a.point_stride);
+        output_1d<V>(col, rows[j]);
+      }
+      float* dst = staging + ((t / a.tiles_x) * 4 * sw + (t % a.tiles_x) * 4) * L;
+      for (int i = 0; i < 4; ++i) {
+        const T row[6] = {rows[0][i], rows[1][i], rows[2][i], rows[3][i], rows[4][i], rows[5][i]};
+        T o[4];
+        output_1d<V>(row, o);
+        for (int j = 0; j < 4; ++j) {
+          T val = V::add(o[j], bias);
+          if (a.clamp) val = V::min(V::max(val, lo), hi);
+          V::store(dst + (i * sw + j) * L, val);
+        }
+      }
+    }
+    // Staging [oy][ox][lane] back to y[m][oy][ox].
+    const bool full = m0 + L <= a.M;
+    for (int64_t oy = 0; oy < a.OH; ++oy) {
+      const float* src = staging + oy * sw * L;
+      float* dst = a.y + m0 * plane + oy * a.OW;
+      int64_t ox = 0;
+      if (full)
+        for (; ox + L <= a.OW; ox += L) V::transpose(src + ox * L, L, dst + ox, plane);
+      for (; ox < a.OW; ++ox)
+        for (int k = 0; k < L && m0 + k < a.M; ++k) dst[k * plane + ox] = src[ox * L + k];
+    }
+  }
+}
