@@ -55,6 +55,13 @@ void im2col_2d(const float* x, int64_t channels, const WindowGeometry& g, int64_
           std::fill(dst, dst + (a - ow), 0.0f);
           if (sw == 1) {
             std::copy(xrow + a + col_off, xrow + b + col_off, dst + (a - ow));
+          } else if (sw == 2) {
+            // A constant stride lets the compiler vectorise the gather
+            // (stride-2 stems and downsampling convs spend most of their
+            // im2col time here).
+            const float* src = xrow + col_off;
+            float* out = dst - ow;
+            for (int64_t o = a; o < b; ++o) out[o] = src[2 * o];
           } else {
             for (int64_t o = a; o < b; ++o) dst[o - ow] = xrow[o * sw + col_off];
           }
