@@ -109,10 +109,14 @@ Status infer_types(Graph& graph) {
     if (schema == nullptr || schema->infer == nullptr) continue;
     const auto n_in = static_cast<int>(node.inputs.size());
     const auto n_out = static_cast<int>(node.outputs.size());
-    if (n_in < schema->min_inputs || (schema->max_inputs >= 0 && n_in > schema->max_inputs))
+    int max_inputs = schema->max_inputs;
+    // The optimizer's Conv + residual Add fusion (providers/cpu/conv/
+    // conv_util.h) gives Conv a fourth input, also in saved optimized models.
+    if (node.domain.empty() && node.op_type == "Conv" && node.attr_int("sy_residual", 0) == 1) max_inputs = 4;
+    if (n_in < schema->min_inputs || (max_inputs >= 0 && n_in > max_inputs))
       return invalid_graph(node.describe() + ": has " + std::to_string(n_in) + " inputs, expected " +
                            std::to_string(schema->min_inputs) +
-                           (schema->max_inputs < 0 ? " or more" : " to " + std::to_string(schema->max_inputs)));
+                           (max_inputs < 0 ? " or more" : " to " + std::to_string(max_inputs)));
     if (n_out < schema->min_outputs || (schema->max_outputs >= 0 && n_out > schema->max_outputs))
       return invalid_graph(node.describe() + ": has " + std::to_string(n_out) + " outputs, expected " +
                            std::to_string(schema->min_outputs) +

@@ -13,7 +13,9 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats) {
   // Constant nodes and weight arithmetic into constants.
   if (level == OptimizationLevel::kExtended || level == OptimizationLevel::kAll) {
     // BN first: Conv -> BN -> Relu becomes Conv(+BN) -> Relu, then one Conv.
+    // The residual Add before the activation: Conv -> Add -> Relu is one Conv.
     SY_RETURN_IF_ERROR(fuse_conv_batchnorm(graph, &s.conv_bn_fused));
+    SY_RETURN_IF_ERROR(fuse_conv_residual(graph, &s.conv_residuals_fused));
     SY_RETURN_IF_ERROR(fuse_conv_activation(graph, &s.conv_activations_fused));
     SY_RETURN_IF_ERROR(fuse_gelu(graph, &s.gelus_fused));
     SY_RETURN_IF_ERROR(fuse_layer_norm(graph, &s.layer_norms_fused));

@@ -1,8 +1,8 @@
 // Graph passes, chosen by optimization level (ONNX Runtime's names):
 //   basic:    constant folding, identity and dead-node elimination, and
 //             dropping the constants nothing reads any more
-//   extended: basic, then fusions: Conv + BatchNormalization, Conv + Relu /
-//             Clip, the GELU chains into Gelu, decomposed layer norms into
+//   extended: basic, then fusions: Conv + BatchNormalization, Conv +
+//             residual Add, Conv + Relu / Clip, the GELU chains into Gelu, decomposed layer norms into
 //             LayerNormalization
 //   all:      extended, then layout passes: Transpose pairs, Reshape chains
 // Each pass lives in its own file and can be run alone in tests; each adds
@@ -21,6 +21,7 @@ struct PassStats {
   int dead_removed = 0;
   int constants_dropped = 0;
   int conv_bn_fused = 0;
+  int conv_residuals_fused = 0;
   int conv_activations_fused = 0;
   int gelus_fused = 0;
   int layer_norms_fused = 0;
@@ -47,6 +48,9 @@ Status drop_unused_constants(Graph& graph, int* dropped);
 // Folds an inference BatchNormalization into the Conv before it (constant
 // float weights, the Conv output read by the BN only) as new weights and bias.
 Status fuse_conv_batchnorm(Graph& graph, int* fused);
+// Folds Add(Conv(x), z), z of the Conv output's exact shape, into the Conv:
+// z becomes its input 3 and sy_residual = 1 is set.
+Status fuse_conv_residual(Graph& graph, int* fused);
 // Moves a Relu or Clip (constant bounds) after a float Conv into the Conv's
 // sy_activation / sy_activation_params attributes.
 Status fuse_conv_activation(Graph& graph, int* fused);

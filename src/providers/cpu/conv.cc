@@ -19,6 +19,7 @@
 // channels (hundreds) instead of the few dozen positions, which would fill
 // under 80% of its 64 columns; Y^T is transposed into place afterwards.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,11 @@ class ConvKernel final : public Kernel {
     if (!status.ok()) return;
     status = read_conv_activation(ctx, activation_);
     if (!status.ok()) return;
+    residual_ = ctx.node().attr_int(kConvResidualAttr, 0) == 1;
+    if (residual_ && !ctx.node().has_input(3)) {
+      status = ctx.error(std::string(kConvResidualAttr) + " is set but input 3 (the residual) is missing");
+      return;
+    }
     group_ = ctx.node().attr_int("group", 1);
     if (group_ <= 0) {
       status = ctx.error("group must be positive; got " + std::to_string(group_));
@@ -136,41 +142,60 @@ class ConvKernel final : public Kernel {
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, ys));
     if (y->num_elements() == 0) return ok_status();
 
-    GemmEpilogue ep = activation_;
+    const Tensor* z = nullptr;
+    if (residual_) {
+      z = ctx.input(3);
+      if (z == nullptr || z->dtype() != DataType::kFloat || z->shape() != ys)
+        return kernel_error(ctx, "the residual input 3 must be float " + ys.to_string() + " like Y; got " +
+                                     (z == nullptr ? std::string("nothing") : z->shape().to_string()));
+    }
     const float* bias = b != nullptr ? b->data<float>() : nullptr;
     const float* xd = x.data<float>();
     const float* wd = w.data<float>();
     float* yd = y->data<float>();
     ThreadPool& pool = ctx.thread_pool();
-
     const int64_t cg = C / group_, mg = M / group_;
-    if (winograd_ != nullptr) {
-      if (g.rank != 2 || C != winograd_->in_channels() || M != winograd_->out_channels())
-        return kernel_error(ctx, "X " + xs.to_string() + " does not fit the weights prepared at creation");
-      const size_t ws_bytes = winograd_->workspace_size(g.out[0], g.out[1], &pool);
-      SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(ws_bytes));
-      ep.bias = bias;
-      for (int64_t n = 0; n < N; ++n)
-        winograd_->run(xd + n * C * g.in_size(), g.in[0], g.in[1], yd + n * M * g.out_size(), g.out[0], g.out[1],
-                       g.pad_begin[0], g.pad_begin[1], ep, scratch, pool);
-      return ok_status();
-    }
-    if (g.rank == 2 && group_ == C && M == C) {
-      ep.bias = bias;
-      depthwise_conv2d(xd, wd, yd, N * C, C, g, ep, pool);
-      return ok_status();
-    }
-
     const int64_t in_size = g.in_size(), out_size = g.out_size();
     const int64_t K = cg * g.kernel_size();
     bool pointwise = g.no_padding();
     for (int i = 0; i < g.rank; ++i) pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
-    const bool packed = !packed_w_.empty() && packed_w_[0].rows() == mg && packed_w_[0].cols() == K;
-    if (!packed_wt_.empty()) {
-      if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
-        return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
-      return run_transposed(ctx, xd, yd, N, C, M, K, g, pointwise, bias);
+
+    // Winograd, depthwise and the transposed product store Y without the
+    // residual; with one, they run without the activation, and residual and
+    // activation follow in one pass. The plain GEMM path below adds it in
+    // its epilogue instead (beta = 1 over Y prefilled with z).
+    const bool depthwise = g.rank == 2 && group_ == C && M == C;
+    if (winograd_ != nullptr || depthwise || !packed_wt_.empty()) {
+      GemmEpilogue ep = activation_;
+      if (z != nullptr) ep.activation = GemmActivation::kNone;
+      ep.bias = bias;
+      if (winograd_ != nullptr) {
+        if (g.rank != 2 || C != winograd_->in_channels() || M != winograd_->out_channels())
+          return kernel_error(ctx, "X " + xs.to_string() + " does not fit the weights prepared at creation");
+        const size_t ws_bytes = winograd_->workspace_size(g.out[0], g.out[1], &pool);
+        SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(ws_bytes));
+        for (int64_t n = 0; n < N; ++n)
+          winograd_->run(xd + n * C * in_size, g.in[0], g.in[1], yd + n * M * out_size, g.out[0], g.out[1],
+                         g.pad_begin[0], g.pad_begin[1], ep, scratch, pool);
+      } else if (depthwise) {
+        depthwise_conv2d(xd, wd, yd, N * C, C, g, ep, pool);
+      } else {
+        if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
+          return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
+        SY_RETURN_IF_ERROR(run_transposed(ctx, xd, yd, N, C, M, K, g, pointwise, ep));
+      }
+      if (z != nullptr) add_residual(yd, z->data<float>(), y->num_elements(), activation_, pool);
+      return ok_status();
     }
+
+    GemmEpilogue ep = activation_;
+    float beta = 0.0f;
+    if (z != nullptr) {
+      if (z->data<float>() != yd)
+        std::memcpy(yd, z->data<float>(), static_cast<size_t>(y->num_elements()) * sizeof(float));
+      beta = 1.0f;
+    }
+    const bool packed = !packed_w_.empty() && packed_w_[0].rows() == mg && packed_w_[0].cols() == K;
 
     int64_t chunk = out_size;
     if (!pointwise) chunk = std::min(out_size, std::max<int64_t>(64, kColumnBudgetFloats / std::max<int64_t>(K, 1) / 64 * 64));
@@ -199,10 +224,10 @@ class ConvKernel final : public Kernel {
             ldb = cols;
           }
           if (packed) {
-            sgemm_packed_a(packed_w_[static_cast<size_t>(gi)], false, mg, cols, K, 1.0f, bmat, ldb, 0.0f, yg + p0,
+            sgemm_packed_a(packed_w_[static_cast<size_t>(gi)], false, mg, cols, K, 1.0f, bmat, ldb, beta, yg + p0,
                            out_size, &pool, ws_gemm, ep);
           } else {
-            sgemm(false, false, mg, cols, K, 1.0f, wd + gi * mg * K, K, bmat, ldb, 0.0f, yg + p0, out_size, &pool,
+            sgemm(false, false, mg, cols, K, 1.0f, wd + gi * mg * K, K, bmat, ldb, beta, yg + p0, out_size, &pool,
                   ws_gemm, ep);
           }
         }
@@ -243,7 +268,7 @@ class ConvKernel final : public Kernel {
 
   // Y^T = columns^T . W^T for each image (group 1), then Y^T into place.
   Status run_transposed(KernelContext& ctx, const float* xd, float* yd, int64_t N, int64_t C, int64_t M, int64_t K,
-                        const WindowGeometry& g, bool pointwise, const float* bias) const {
+                        const WindowGeometry& g, bool pointwise, GemmEpilogue ep) const {
     ThreadPool& pool = ctx.thread_pool();
     const int64_t in_size = g.in_size(), out_size = g.out_size();
     const size_t col_bytes = pointwise ? 0 : (static_cast<size_t>(K * out_size) * sizeof(float) + 63) / 64 * 64;
@@ -253,8 +278,6 @@ class ConvKernel final : public Kernel {
     float* col = static_cast<float*>(scratch);
     float* yt = reinterpret_cast<float*>(static_cast<char*>(scratch) + col_bytes);
     void* ws_gemm = static_cast<char*>(scratch) + col_bytes + yt_bytes;
-    GemmEpilogue ep = activation_;
-    ep.bias = bias;
     ep.bias_per_row = false;  // Y^T's columns are the output channels
     for (int64_t n = 0; n < N; ++n) {
       const float* xn = xd + n * C * in_size;
@@ -272,6 +295,16 @@ class ConvKernel final : public Kernel {
     return ok_status();
   }
 
+  // y = act(y + z) over n floats, for the paths that store Y without the
+  // residual.
+  static void add_residual(float* y, const float* z, int64_t n, const GemmEpilogue& act, ThreadPool& pool) {
+    pool.parallel_for(n, 16384, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) y[i] += z[i];
+      apply_activation(y + i0, i1 - i0, act);
+    });
+  }
+
+  bool residual_ = false;               // sy_residual: input 3 is added before the activation
   std::vector<PackedMatrix> packed_w_;  // one per group
   PackedMatrix packed_wt_;              // W^T [K x M] for the transposed product
   std::unique_ptr<WinogradConv> winograd_;

@@ -7,10 +7,10 @@
 // kept in the kernel for the session and in ConvAlgoCache on disk, so a
 // second session on the same model, GPU and libraries does not search.
 //
-// Bias and a fused activation (sy_activation, set by the optimizer's
-// Conv+Relu/Clip pass) run as one epilogue kernel over the output instead
-// of cuDNN's bias-activation call, which only fuses Relu and only with one
-// algorithm.
+// Bias, a fused residual (sy_residual: input 3, set by the optimizer's
+// Conv+Add pass) and a fused activation (sy_activation, from its Conv+Relu/
+// Clip pass) run as one epilogue kernel over the output instead of cuDNN's
+// bias-activation call, which only fuses Relu and only with one algorithm.
 #include <algorithm>
 #include <array>
 #include <cfloat>
@@ -35,14 +35,15 @@ cudnnDataType_t cudnn_type(int32_t dtype) {
   }
 }
 
-// y[n, c, i] = act(y[n, c, i] + bias[c])
+// y[n, c, i] = act(y[n, c, i] + bias[c] + z[n, c, i])
 template <typename T>
-__global__ void bias_activation_kernel(T* y, const T* bias, int64_t channels, int64_t spatial, int64_t total,
-                                       int activation, float lo, float hi) {
+__global__ void bias_activation_kernel(T* y, const T* bias, const T* z, int64_t channels, int64_t spatial,
+                                       int64_t total, int activation, float lo, float hi) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     float v = to_float(y[i]);
     if (bias != nullptr) v += to_float(bias[(i / spatial) % channels]);
+    if (z != nullptr) v += to_float(z[i]);
     if (activation == 1) v = v > 0.0f ? v : 0.0f;
     if (activation == 2) v = fminf(fmaxf(v, lo), hi);
     y[i] = from_float<T>(v);
@@ -106,6 +107,11 @@ class ConvKernel final : public CudaKernel {
       status = info.unsupported("asymmetric pads (cuDNN pads both sides of an axis alike)");
       return;
     }
+    residual_ = info.attr_int("sy_residual", 0) == 1;
+    if (residual_ && (!info.has_input(3) || info.input_dtype(3) != dtype_)) {
+      status = info.unsupported("sy_residual without a residual input 3 of the output's type");
+      return;
+    }
     const std::string act = info.attr_string("sy_activation", "");
     if (act == "Relu") {
       activation_ = 1;
@@ -159,13 +165,17 @@ class ConvKernel final : public CudaKernel {
         p.libs().cudnn.ConvolutionForward(p.cudnn(), &one, plan->x, x->data(), plan->w, w->data(), plan->conv,
                                           plan->algo, workspace, plan->workspace, &zero, plan->y, y.data()),
         "cudnnConvolutionForward"));
-    if (b == nullptr && activation_ == 0) return ok_status();
+    const TensorRef* z = residual_ ? ctx.input(3) : nullptr;
+    if (z != nullptr && z->num_elements() != y.num_elements())
+      return runtime_error("Conv: the residual input 3 " + z->describe() + " does not have the output's shape");
+    if (b == nullptr && z == nullptr && activation_ == 0) return ok_status();
     const int64_t channels = plan->y_dims[1];
     const int64_t spatial = y.num_elements() / (plan->y_dims[0] * channels);
     bool launched = false;
     dispatch_float_type(dtype_, [&]<typename T>() {
       bias_activation_kernel<T><<<grid_size(y.num_elements()), kThreadsPerBlock, 0, ctx.stream()>>>(
-          y.data_as<T>(), b ? b->data_as<const T>() : nullptr, channels, spatial, y.num_elements(), activation_, lo_, hi_);
+          y.data_as<T>(), b ? b->data_as<const T>() : nullptr, z ? z->data_as<const T>() : nullptr, channels, spatial,
+          y.num_elements(), activation_, lo_, hi_);
       launched = true;
     });
     if (!launched) return runtime_error("Conv: unexpected type");
@@ -337,6 +347,7 @@ class ConvKernel final : public CudaKernel {
   std::vector<int64_t> kernel_shape_, strides_, dilations_, pads_;
   std::string model_key_;
   int activation_ = 0;  // 0 none, 1 Relu, 2 Clip
+  bool residual_ = false;
   float lo_ = -FLT_MAX, hi_ = FLT_MAX;
   mutable std::mutex mutex_;
   // X dims then W dims, -1 padded.

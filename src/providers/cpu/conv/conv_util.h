@@ -7,8 +7,14 @@
 //   sy_activation         string  "Relu" or "Clip"
 //   sy_activation_params  floats  for "Clip": [min, max] (absent: -inf, +inf)
 // A Clip whose min/max are inputs must be folded only when they are
-// constants. Other providers must decline a Conv carrying these attributes
-// unless they apply them too.
+// constants.
+//
+// Fused residual: the Conv+Add pass sets
+//   sy_residual           int     1: input 3 (same shape as Y) is added to
+//                                 the result, before the activation
+// so such a Conv has four inputs (an empty bias slot when it had none).
+// Other providers must decline a Conv carrying these attributes unless they
+// apply them too.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +29,7 @@ namespace sy::cpu {
 
 inline constexpr const char* kConvActivationAttr = "sy_activation";
 inline constexpr const char* kConvActivationParamsAttr = "sy_activation_params";
+inline constexpr const char* kConvResidualAttr = "sy_residual";
 
 // Reads sy_activation / sy_activation_params into `ep` (activation only).
 Status read_conv_activation(const KernelCreateContext& ctx, GemmEpilogue& ep);
