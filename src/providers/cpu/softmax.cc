@@ -9,9 +9,11 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/softmax_simd.h"
 
 namespace sy::cpu {
 namespace {
@@ -35,6 +37,10 @@ void normalize_row(const T* x, T* y, int64_t n) {
     }
     for (int64_t j = 0; j < n; ++j) y[j] = store<T>(C{0});
     if (n > 0) y[best] = store<T>(C{1});
+    return;
+  }
+  if constexpr (kMode == Mode::kSoftmax && std::is_same_v<T, float>) {
+    softmax_row_f32(x, y, n);  // vectorised per ISA (softmax_simd.h)
     return;
   }
   const C mx = row_max(x, n);

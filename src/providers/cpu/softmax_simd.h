@@ -1,0 +1,22 @@
+// Softmax of one contiguous float32 row, the form attention runs (BERT's and
+// GPT-2's score rows, axis -1). The loop is written once
+// (softmax_simd_body.h) and compiled for AVX-512, AVX2 and the baseline; the
+// widest this CPU runs is picked once. The baseline build of the same loop
+// keeps the exponential scalar or 4 wide and was about 6x slower on BERT's
+// 128-wide rows.
+#pragma once
+
+#include <cstdint>
+
+namespace sy::cpu {
+
+// y = exp(x - max(x)) / sum(exp(x - max(x))) over n floats.
+void softmax_row_f32(const float* x, float* y, int64_t n);
+
+namespace softmax_detail {
+void softmax_row_f32_avx512(const float* x, float* y, int64_t n);
+void softmax_row_f32_avx2(const float* x, float* y, int64_t n);
+void softmax_row_f32_portable(const float* x, float* y, int64_t n);
+}  // namespace softmax_detail
+
+}  // namespace sy::cpu

@@ -1,0 +1,13 @@
+// The float Softmax row compiled for avx512 (see softmax_simd.h).
+#include <cstring>
+#include <limits>
+
+#include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/softmax_simd.h"
+
+namespace sy::cpu::softmax_detail {
+
+void softmax_row_f32_avx512(const float* x, float* y, int64_t n)
+#include "providers/cpu/softmax_simd_body.h"
+
+}  // namespace sy::cpu::softmax_detail
