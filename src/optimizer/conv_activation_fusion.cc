@@ -79,13 +79,7 @@ bool fuse_one(Graph& graph, Node& conv) {
 }  // namespace
 
 Status fuse_conv_activation(Graph& graph, int* fused) {
-  graph.link_subgraph_inputs();
-  for (Node& node : graph.nodes) {
-    if (node.removed || !fuse_one(graph, node)) continue;
-    ++*fused;
-    // Later matches count consumers: keep the links exact.
-    graph.rebuild_links();
-  }
+  rewrite::rewrite_each_node(graph, fuse_one, fused);
   return ok_status();
 }
 

@@ -92,14 +92,7 @@ bool fold_one(Graph& graph, Node& conv) {
 }  // namespace
 
 Status fuse_conv_batchnorm(Graph& graph, int* fused) {
-  graph.link_subgraph_inputs();
-  // add_constant grows graph.values, not graph.nodes: `node` stays valid.
-  for (Node& node : graph.nodes) {
-    if (node.removed || !fold_one(graph, node)) continue;
-    ++*fused;
-    // Later matches count consumers: keep the links exact.
-    graph.rebuild_links();
-  }
+  rewrite::rewrite_each_node(graph, fold_one, fused);  // add_constant adds values only
   return ok_status();
 }
 

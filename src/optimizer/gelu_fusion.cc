@@ -169,28 +169,28 @@ void rewrite_as_gelu(Match& m, bool tanh_approximation) {
   gelu.name += "_gelu";
 }
 
+// Matches a GELU chain ending at `node`'s Erf or Tanh and rewrites it.
+bool fuse_one(Graph& graph, Node& node) {
+  if (node.outputs.size() != 1) return false;
+  Match m;
+  bool tanh_approximation = false;
+  if (node.op_type == "Erf") {
+    if (!match_erf(graph, node, m)) return false;
+  } else if (node.op_type == "Tanh") {
+    if (!match_tanh(graph, node, m)) return false;
+    tanh_approximation = true;
+  } else {
+    return false;
+  }
+  if (!gelu_type(graph, m.x)) return false;
+  rewrite_as_gelu(m, tanh_approximation);
+  return true;
+}
+
 }  // namespace
 
 Status fuse_gelu(Graph& graph, int* fused) {
-  graph.link_subgraph_inputs();
-  for (Node& node : graph.nodes) {
-    if (node.removed || node.outputs.size() != 1) continue;
-    Match m;
-    bool tanh_approximation = false;
-    if (node.op_type == "Erf") {
-      if (!match_erf(graph, node, m)) continue;
-    } else if (node.op_type == "Tanh") {
-      if (!match_tanh(graph, node, m)) continue;
-      tanh_approximation = true;
-    } else {
-      continue;
-    }
-    if (!gelu_type(graph, m.x)) continue;
-    rewrite_as_gelu(m, tanh_approximation);
-    ++*fused;
-    // The Gelu is a new reader of x, and later matches count consumers.
-    graph.rebuild_links();
-  }
+  rewrite::rewrite_each_node(graph, fuse_one, fused);
   return ok_status();
 }
 

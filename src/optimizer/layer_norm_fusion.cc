@@ -169,14 +169,7 @@ bool fuse_one(Graph& graph, Node& mean_node) {
 }  // namespace
 
 Status fuse_layer_norm(Graph& graph, int* fused) {
-  graph.link_subgraph_inputs();
-  // add_constant grows graph.values, not graph.nodes: `node` stays valid.
-  for (Node& node : graph.nodes) {
-    if (node.removed || !fuse_one(graph, node)) continue;
-    ++*fused;
-    // Later matches count consumers: keep the links exact.
-    graph.rebuild_links();
-  }
+  rewrite::rewrite_each_node(graph, fuse_one, fused);  // add_constant adds values only
   return ok_status();
 }
 

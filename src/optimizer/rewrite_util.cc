@@ -61,6 +61,16 @@ bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected)
   return std::fabs(got - expected) <= 1e-5 * std::fabs(expected);
 }
 
+void rewrite_each_node(Graph& graph, bool (*rewrite_one)(Graph&, Node&), int* count) {
+  graph.link_subgraph_inputs();
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    Node& node = graph.nodes[i];
+    if (node.removed || !rewrite_one(graph, node)) continue;
+    ++*count;
+    graph.rebuild_links();
+  }
+}
+
 ValueId other_input(const Node& node, ValueId known) {
   if (node.inputs.size() != 2) return kNoValue;
   if (node.inputs[0] == known) return node.inputs[1];

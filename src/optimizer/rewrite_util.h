@@ -46,6 +46,14 @@ std::string unique_value_name(const Graph& graph, const std::string& base);
 // Adds a constant value holding `tensor` under a new unique name.
 ValueId add_constant(Graph& graph, const std::string& base_name, Tensor tensor);
 
+// The loop of the fusion passes: links subgraph reads, then offers each live
+// node, in file order, to `rewrite_one`, which returns true when it rewrote
+// the graph there; `count` goes up by one per rewrite. After each rewrite
+// the producer/consumer links are rebuilt, because later matches count
+// consumers. `rewrite_one` may add values but not nodes (it holds a
+// reference into graph.nodes).
+void rewrite_each_node(Graph& graph, bool (*rewrite_one)(Graph&, Node&), int* count);
+
 // Points every reader of `from` at `to` (explicit inputs only; callers make
 // sure no subgraph reads `from`).
 void replace_uses(Graph& graph, ValueId from, ValueId to);
