@@ -101,6 +101,9 @@ class ConvKernel final : public Kernel {
       ctx.mark_prepacked(1);
       return;
     }
+    // Depthwise 2-D convs read W as it is (depthwise_conv2d): packing a
+    // 1 x 9 matrix per channel would only cost start-up time and memory.
+    if (ws.rank() == 4 && ws[1] == 1 && mg == 1) return;
     packed_w_.reserve(static_cast<size_t>(group_));
     for (int64_t g = 0; g < group_; ++g) {
       packed_w_.push_back(pack_a(false, mg, k, w->data<float>() + g * mg * k, k));
@@ -109,9 +112,7 @@ class ConvKernel final : public Kernel {
         return;
       }
     }
-    // The depthwise path reads W itself; every other path reads the packed copy.
-    const bool depthwise = ws.rank() == 4 && ws[1] == 1 && mg == 1;
-    if (!depthwise) ctx.mark_prepacked(1);
+    ctx.mark_prepacked(1);  // run() reads the packed copy only
   }
 
   Status run(KernelContext& ctx) const override {

@@ -342,5 +342,4 @@ inline compute_t<T> row_sum(const T* x, int64_t n, F&& f) {
   return r;
 }
 
-
 }  // namespace sy::cpu

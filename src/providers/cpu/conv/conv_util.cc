@@ -313,11 +313,8 @@ void depthwise_conv2d(const float* x, const float* w, float* y, int64_t planes, 
   const int64_t sh = g.stride[0], sw = g.stride[1];
   if (kh == 3 && kw == 3 && sh == sw && (sh == 1 || sh == 2) && g.dilation[0] == 1 && g.dilation[1] == 1) {
     // MobileNet's case: the vectorised 3x3 kernel, activation fused per row.
-    const float inf = std::numeric_limits<float>::infinity();
-    const float lo = ep.activation == GemmActivation::kRelu ? 0.0f
-                     : ep.activation == GemmActivation::kClip ? ep.clip_min
-                                                               : -inf;
-    const float hi = ep.activation == GemmActivation::kClip ? ep.clip_max : inf;
+    float lo = 0.0f, hi = 0.0f;
+    activation_clamp(ep, &lo, &hi);
     pool.parallel_for(planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, OH * OW)), [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t c = plane % channels;

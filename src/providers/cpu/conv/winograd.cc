@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 #include "providers/cpu/conv/winograd_transforms.h"
 
@@ -164,15 +163,7 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   out.staging = staging;
   out.y = y;
   out.bias = ep.bias;
-  if (ep.activation == GemmActivation::kRelu) {
-    out.clamp = true;
-    out.lo = 0.0f;
-    out.hi = std::numeric_limits<float>::infinity();
-  } else if (ep.activation == GemmActivation::kClip) {
-    out.clamp = true;
-    out.lo = ep.clip_min;
-    out.hi = ep.clip_max;
-  }
+  out.clamp = activation_clamp(ep, &out.lo, &out.hi);
   pool.parallel_for(ceil_div(M, lanes), 1, [&](int64_t b0, int64_t b1) {
     WinogradOutputArgs part = out;
     part.block_begin = b0;

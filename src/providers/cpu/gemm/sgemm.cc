@@ -208,9 +208,8 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
   }
   const int64_t m_pad = round_up(g.M, kMr);
   const int64_t n_pad = round_up(g.N, g.nr);
-  const bool has_act = g.ep.activation != GemmActivation::kNone;
-  const float lo = g.ep.activation == GemmActivation::kClip ? g.ep.clip_min : 0.0f;
-  const float hi = g.ep.activation == GemmActivation::kClip ? g.ep.clip_max : std::numeric_limits<float>::infinity();
+  float lo = 0.0f, hi = 0.0f;
+  const bool has_act = activation_clamp(g.ep, &lo, &hi);
   for (int64_t jc = n0; jc < n1; jc += kNc) {
     const int64_t nc = std::min(kNc, n1 - jc);
     for (int64_t pc = 0; pc < g.K; pc += kKc) {
@@ -366,6 +365,21 @@ bool force_gemm_isa(GemmIsa isa) {
 }
 
 void reset_gemm_isa() { g_forced_isa.store(-1, std::memory_order_relaxed); }
+
+bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  *lo = -kInf;
+  *hi = kInf;
+  if (ep.activation == GemmActivation::kRelu) {
+    *lo = 0.0f;
+  } else if (ep.activation == GemmActivation::kClip) {
+    *lo = ep.clip_min;
+    *hi = ep.clip_max;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 void PackedMatrix::Free::operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
 

@@ -47,6 +47,11 @@ struct GemmEpilogue {
   float clip_max = 0.0f;
 };
 
+// The epilogue's activation as a clamp to [lo, hi] (Relu: [0, +inf]; Clip:
+// [clip_min, clip_max]), for the kernels that apply it themselves. False,
+// with [-inf, +inf], when there is none.
+bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi);
+
 // A constant operand in the layout the micro-kernels read. Movable, not
 // copyable; its memory is 64-byte aligned.
 class PackedMatrix {
