@@ -130,19 +130,7 @@ TEST(OptimizedModelTest, GeluStaysInAiOnnxWhenTheOpsetHasIt) {
 
 TEST(OptimizedModelTest, SubgraphsAndOuterScopeReadsAreWritten) {
   // No CPU kernel runs If yet, so the round trip is checked on the IR.
-  ModelBuilder then_branch(17);
-  then_branch.node("Relu", {"xi"}, {"t_out"}, {}, "then_relu");
-  then_branch.output("t_out", DataType::kFloat, {3});
-  ModelBuilder else_branch(17);
-  else_branch.node("Neg", {"xi"}, {"e_out"}, {}, "else_neg");
-  else_branch.output("e_out", DataType::kFloat, {3});
-  ModelBuilder b(17);
-  b.input("x", DataType::kFloat, {3});
-  b.input("cond", DataType::kBool, {});
-  b.node("Identity", {"x"}, {"xi"}, {}, "identity");
-  b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", else_branch)}, "if");
-  b.output("y", DataType::kFloat, {3});
-  const std::string original = b.build();
+  const std::string original = identity_feeding_if_branches().build();
   auto model = load_model_from_bytes(original.data(), original.size());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   ASSERT_TRUE(resolve(*model->graph).ok());

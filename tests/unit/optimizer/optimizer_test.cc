@@ -12,39 +12,14 @@
 #include "switchyard/session.h"
 #include "testing/model_builder.h"
 #include "testing/node_test.h"
+#include "pass_test_util.h"
 
 namespace sy::testing {
 namespace {
 
-Graph load_graph(const ModelBuilder& b) {
-  const std::string bytes = b.build();
-  auto model = load_model_from_bytes(bytes.data(), bytes.size());
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  if (!model.ok()) return Graph();
-  Status st = resolve(*model->graph);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return std::move(*model->graph);
-}
-
-std::vector<std::string> live_ops(const Graph& g) {
-  std::vector<std::string> ops;
-  for (const Node& n : g.nodes)
-    if (!n.removed) ops.push_back(n.op_type);
-  return ops;
-}
-
 const Tensor* constant_named(const Graph& g, const std::string& name) {
   const ValueId v = g.find_value(name);
   return v == kNoValue ? nullptr : g.constant(v);
-}
-
-Result<std::vector<Tensor>> run_model(const ModelBuilder& b, OptimizationLevel level,
-                                      const std::vector<std::pair<std::string, Tensor>>& feeds) {
-  SessionOptions o;
-  o.optimization_level = level;
-  const std::string bytes = b.build();
-  SY_ASSIGN_OR_RETURN(auto s, Session::create_from_bytes(bytes.data(), bytes.size(), o));
-  return s->run(feeds);
 }
 
 // ---- constant folding --------------------------------------------------------
@@ -65,11 +40,11 @@ ModelBuilder constant_chain_model() {
 }
 
 TEST(OptimizerTest, ConstantChainFoldsToOneConstant) {
-  Graph g = load_graph(constant_chain_model());
+  Graph g = load_resolved(constant_chain_model());
   int folded = 0;
   ASSERT_TRUE(fold_constants(g, &folded).ok());
   EXPECT_EQ(folded, 3);
-  EXPECT_EQ(live_ops(g), (std::vector<std::string>{"Add"}));
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Add"}));
   const Tensor* c3 = constant_named(g, "c3");
   ASSERT_NE(c3, nullptr);
   // ((1-4)*2, (2+1)*-1, (3+0.5)*2) -> Relu
@@ -89,8 +64,8 @@ TEST(OptimizerTest, ConstantChainFoldsToOneConstant) {
 TEST(OptimizerTest, ConstantChainGivesTheSameOutput) {
   const ModelBuilder b = constant_chain_model();
   Tensor x = make_tensor<float>({2, 3}, {1, 1, 1, -2, 5, 0.25f});
-  auto folded = run_model(b, OptimizationLevel::kAll, {{"x", x}});
-  auto plain = run_model(b, OptimizationLevel::kDisableAll, {{"x", x}});
+  auto folded = run_at(b, OptimizationLevel::kAll, {{"x", x}});
+  auto plain = run_at(b, OptimizationLevel::kDisableAll, {{"x", x}});
   ASSERT_TRUE(folded.ok()) << folded.status().to_string();
   ASSERT_TRUE(plain.ok()) << plain.status().to_string();
   EXPECT_EQ(to_vector<float>((*folded)[0]), (std::vector<float>{1, 1, 8, -2, 5, 7.25f}));
@@ -103,7 +78,7 @@ TEST(OptimizerTest, ConstantNodeFolds) {
   b.node("Constant", {}, {"c"}, {AttrSpec("value", make_tensor<float>({2}, {3, 4}))}, "const");
   b.node("Mul", {"x", "c"}, {"y"}, {}, "mul");
   b.output("y", DataType::kFloat, {2});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int folded = 0;
   ASSERT_TRUE(fold_constants(g, &folded).ok());
   EXPECT_EQ(folded, 1);
@@ -112,7 +87,7 @@ TEST(OptimizerTest, ConstantNodeFolds) {
 }
 
 TEST(OptimizerTest, NodeWithRuntimeInputDoesNotFold) {
-  Graph g = load_graph(constant_chain_model());
+  Graph g = load_resolved(constant_chain_model());
   int folded = 0;
   ASSERT_TRUE(fold_constants(g, &folded).ok());
   EXPECT_EQ(constant_named(g, "y"), nullptr);
@@ -129,18 +104,18 @@ TEST(OptimizerTest, ShapeOfStaticInputFolds) {
   b.output("y", DataType::kInt64, {3});
   b.output("tail", DataType::kInt64, {2});
   b.output("mid", DataType::kInt64, {1});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int folded = 0;
   ASSERT_TRUE(fold_constants(g, &folded).ok());
   EXPECT_EQ(folded, 4);  // three Shapes, then the Mul on the folded shape
-  EXPECT_TRUE(live_ops(g).empty());
+  EXPECT_TRUE(remaining_ops(g).empty());
   ASSERT_NE(constant_named(g, "y"), nullptr);
   EXPECT_EQ(to_vector<int64_t>(*constant_named(g, "y")), (std::vector<int64_t>{20, 30, 50}));
   EXPECT_EQ(to_vector<int64_t>(*constant_named(g, "tail")), (std::vector<int64_t>{3, 5}));
   EXPECT_EQ(to_vector<int64_t>(*constant_named(g, "mid")), (std::vector<int64_t>{3}));
 
   // And through a session: a model whose outputs are all constants.
-  auto r = run_model(b, OptimizationLevel::kAll, {{"x", Tensor::allocate(DataType::kFloat, Shape{2, 3, 5}).value()}});
+  auto r = run_at(b, OptimizationLevel::kAll, {{"x", Tensor::allocate(DataType::kFloat, Shape{2, 3, 5}).value()}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(to_vector<int64_t>((*r)[0]), (std::vector<int64_t>{20, 30, 50}));
   EXPECT_EQ(to_vector<int64_t>((*r)[1]), (std::vector<int64_t>{3, 5}));
@@ -152,12 +127,12 @@ TEST(OptimizerTest, ShapeOfSymbolicInputDoesNotFold) {
   b.input("x", DataType::kFloat, {"n", 3});
   b.node("Shape", {"x"}, {"s"}, {}, "shape");
   b.output("s", DataType::kInt64, {2});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int folded = 0;
   ASSERT_TRUE(fold_constants(g, &folded).ok());
   EXPECT_EQ(folded, 0);
-  EXPECT_EQ(live_ops(g), (std::vector<std::string>{"Shape"}));
-  auto r = run_model(b, OptimizationLevel::kAll, {{"x", Tensor::allocate(DataType::kFloat, Shape{4, 3}).value()}});
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Shape"}));
+  auto r = run_at(b, OptimizationLevel::kAll, {{"x", Tensor::allocate(DataType::kFloat, Shape{4, 3}).value()}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(to_vector<int64_t>((*r)[0]), (std::vector<int64_t>{4, 3}));
 }
@@ -172,7 +147,7 @@ TEST(OptimizerTest, DeclaredShapeContradictingInferenceIsNotFolded) {
   b.node("Shape", {"r"}, {"s"}, {}, "shape");
   b.output("r", DataType::kFloat, {});  // wrong: a scalar
   b.output("s", DataType::kInt64, {2});
-  auto r = run_model(b, OptimizationLevel::kAll, {{"x", make_tensor<float>({6}, {1, 2, 3, 4, 5, 6})}});
+  auto r = run_at(b, OptimizationLevel::kAll, {{"x", make_tensor<float>({6}, {1, 2, 3, 4, 5, 6})}});
   if (!r.ok()) {
     EXPECT_NE(r.status().message().find("'r'"), std::string::npos) << r.status().to_string();
     return;
@@ -192,11 +167,11 @@ TEST(OptimizerTest, IdentityEliminationKeepsOutputNames) {
   b.node("Identity", {"x"}, {"x_copy"}, {}, "id_pass");
   b.output("y", DataType::kFloat, {3});
   b.output("x_copy", DataType::kFloat, {3});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int removed = 0;
   ASSERT_TRUE(eliminate_identities(g, &removed).ok());
   EXPECT_EQ(removed, 1);  // only the one whose output is not a graph output
-  EXPECT_EQ(live_ops(g), (std::vector<std::string>{"Relu", "Identity", "Identity"}));
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Relu", "Identity", "Identity"}));
   for (const Node& n : g.nodes) {
     if (!n.removed && n.op_type == "Relu") {
       EXPECT_EQ(n.inputs[0], g.find_value("x"));
@@ -206,7 +181,7 @@ TEST(OptimizerTest, IdentityEliminationKeepsOutputNames) {
   EXPECT_EQ(g.values[static_cast<size_t>(g.outputs[0])].name, "y");
   EXPECT_EQ(g.values[static_cast<size_t>(g.outputs[1])].name, "x_copy");
 
-  auto r = run_model(b, OptimizationLevel::kAll, {{"x", make_tensor<float>({3}, {-1, 0, 2})}});
+  auto r = run_at(b, OptimizationLevel::kAll, {{"x", make_tensor<float>({3}, {-1, 0, 2})}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(to_vector<float>((*r)[0]), (std::vector<float>{0, 0, 2}));
   EXPECT_EQ(to_vector<float>((*r)[1]), (std::vector<float>{-1, 0, 2}));
@@ -218,11 +193,11 @@ TEST(OptimizerTest, InferenceDropoutIsRemoved) {
   b.node("Dropout", {"x"}, {"d"}, {}, "dropout");
   b.node("Relu", {"d"}, {"y"}, {}, "relu");
   b.output("y", DataType::kFloat, {4});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int removed = 0;
   ASSERT_TRUE(eliminate_identities(g, &removed).ok());
   EXPECT_EQ(removed, 1);
-  EXPECT_EQ(live_ops(g), (std::vector<std::string>{"Relu"}));
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Relu"}));
 }
 
 // True when every value a live node reads, explicitly or from inside its
@@ -242,24 +217,8 @@ TEST(OptimizerTest, InferenceDropoutIsRemoved) {
   return ::testing::AssertionSuccess();
 }
 
-ModelBuilder identity_feeding_if_branches() {
-  ModelBuilder then_branch(17);
-  then_branch.node("Relu", {"xi"}, {"t_out"}, {}, "then_relu");
-  then_branch.output("t_out", DataType::kFloat, {3});
-  ModelBuilder else_branch(17);
-  else_branch.node("Neg", {"xi"}, {"e_out"}, {}, "else_neg");
-  else_branch.output("e_out", DataType::kFloat, {3});
-  ModelBuilder b(17);
-  b.input("x", DataType::kFloat, {3});
-  b.input("cond", DataType::kBool, {});
-  b.node("Identity", {"x"}, {"xi"}, {}, "identity");
-  b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", else_branch)}, "if");
-  b.output("y", DataType::kFloat, {3});
-  return b;
-}
-
 TEST(OptimizerTest, IdentityReadFromASubgraphIsKeptOrRenamed) {
-  Graph g = load_graph(identity_feeding_if_branches());
+  Graph g = load_resolved(identity_feeding_if_branches());
   ASSERT_TRUE(every_read_is_defined(g));
   int removed = 0;
   ASSERT_TRUE(eliminate_identities(g, &removed).ok());
@@ -280,7 +239,7 @@ TEST(OptimizerTest, ValueReadOnlyFromASubgraphIsNotDead) {
   b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", else_branch)}, "if");
   b.node("Relu", {"x"}, {"r"}, {}, "relu");
   b.output("y", DataType::kFloat, {3});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int removed = 0;
   ASSERT_TRUE(eliminate_dead_nodes(g, &removed).ok());
   EXPECT_EQ(removed, 0);
@@ -302,11 +261,11 @@ TEST(OptimizerTest, DeadNodesAreRemovedTransitively) {
   b.node("Abs", {"d1"}, {"d2"}, {}, "dead2");
   b.node("Add", {"d2", "x"}, {"d3"}, {}, "dead3");
   b.output("y", DataType::kFloat, {3});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int removed = 0;
   ASSERT_TRUE(eliminate_dead_nodes(g, &removed).ok());
   EXPECT_EQ(removed, 3);
-  EXPECT_EQ(live_ops(g), (std::vector<std::string>{"Relu"}));
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Relu"}));
   EXPECT_TRUE(g.values[static_cast<size_t>(g.find_value("x"))].consumers.size() == 1u);
 }
 
@@ -316,7 +275,7 @@ TEST(OptimizerTest, NodeWithOneUsedOutputIsKept) {
   b.initializer("split", make_tensor<int64_t>({2}, {2, 2}));
   b.node("Split", {"x", "split"}, {"a", "unused"}, {AttrSpec("axis", 0)}, "split");
   b.output("a", DataType::kFloat, {2});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   int removed = 0;
   ASSERT_TRUE(eliminate_dead_nodes(g, &removed).ok());
   EXPECT_EQ(removed, 0);
@@ -334,7 +293,7 @@ TEST(OptimizerTest, OptimizeCountsAndCompacts) {
   b.node("Mul", {"xi", "wv"}, {"y"}, {}, "mul");
   b.node("Neg", {"xi"}, {"dead"}, {}, "dead");
   b.output("y", DataType::kFloat, {2, 2});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   PassStats stats;
   ASSERT_TRUE(optimize(g, OptimizationLevel::kAll, &stats).ok());
   EXPECT_EQ(stats.folded, 1);
@@ -344,7 +303,7 @@ TEST(OptimizerTest, OptimizeCountsAndCompacts) {
   EXPECT_EQ(g.nodes[0].op_type, "Mul");
   EXPECT_EQ(g.values[static_cast<size_t>(g.outputs[0])].producer, 0);
 
-  Graph untouched = load_graph(b);
+  Graph untouched = load_resolved(b);
   ASSERT_TRUE(optimize(untouched, OptimizationLevel::kDisableAll).ok());
   EXPECT_EQ(untouched.num_live_nodes(), 4u);
 }
@@ -381,7 +340,7 @@ TEST(OptimizerTest, ResultsMatchWithAndWithoutOptimization) {
     }
   std::vector<Tensor> results;
   for (OptimizationLevel level : {OptimizationLevel::kDisableAll, OptimizationLevel::kBasic, OptimizationLevel::kAll}) {
-    auto r = run_model(b, level, {{"x", x}});
+    auto r = run_at(b, level, {{"x", x}});
     ASSERT_TRUE(r.ok()) << r.status().to_string();
     expect_tensor_near((*r)[0], make_tensor<float>({2, 4}, expected), 1e-5, 1e-5);
     results.push_back((*r)[0]);

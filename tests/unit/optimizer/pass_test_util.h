@@ -82,4 +82,22 @@ inline void expect_same_outputs(const ModelBuilder& b, const std::vector<std::pa
   for (size_t i = 0; i < basic->size(); ++i) expect_tensor_near((*all)[i], (*basic)[i], 1e-5, 1e-5);
 }
 
+// x -> Identity -> xi, read by both branches of an If (Relu / Neg) from
+// the outer scope: the shape that tests subgraph reads across passes.
+inline ModelBuilder identity_feeding_if_branches() {
+  ModelBuilder then_branch(17);
+  then_branch.node("Relu", {"xi"}, {"t_out"}, {}, "then_relu");
+  then_branch.output("t_out", DataType::kFloat, {3});
+  ModelBuilder else_branch(17);
+  else_branch.node("Neg", {"xi"}, {"e_out"}, {}, "else_neg");
+  else_branch.output("e_out", DataType::kFloat, {3});
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {3});
+  b.input("cond", DataType::kBool, {});
+  b.node("Identity", {"x"}, {"xi"}, {}, "identity");
+  b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", else_branch)}, "if");
+  b.output("y", DataType::kFloat, {3});
+  return b;
+}
+
 }  // namespace sy::testing
