@@ -374,12 +374,8 @@ Status infer_matmul_integer(InferenceContext& ctx) {
   const ValueType* b = ctx.input_type(1);
   if (a == nullptr || b == nullptr) return ctx.error("inputs A and B are required");
   constexpr uint64_t kInt8Types = type_bit(DataType::kInt8) | type_bit(DataType::kUint8);
-  for (size_t i = 0; i < 4; ++i) {
-    const ValueType* t = ctx.input_type(i);
-    if (t != nullptr && t->dtype != DataType::kUndefined && !(kInt8Types & type_bit(t->dtype)))
-      return ctx.error("input " + std::to_string(i) + " has type " + t->type_string() +
-                       ", expected tensor(int8) or tensor(uint8)");
-  }
+  const char* const names[] = {"A", "B", "a_zero_point", "b_zero_point"};
+  for (size_t i = 0; i < 4; ++i) SY_RETURN_IF_ERROR(check_input_dtype(ctx, i, names[i], kInt8Types));
   for (size_t i = 2; i < 4; ++i) {
     const ValueType* zp = ctx.input_type(i);
     const ValueType* x = ctx.input_type(i - 2);

@@ -8,13 +8,6 @@
 namespace sy {
 namespace {
 
-Status check_dtype(const InferenceContext& ctx, size_t i, const char* name, uint64_t allowed, const char* expected) {
-  const ValueType* t = ctx.input_type(i);
-  if (t == nullptr || t->dtype == DataType::kUndefined || (allowed & type_bit(t->dtype))) return ok_status();
-  return ctx.error("input " + std::to_string(i) + " (" + name + ") has type " + t->type_string() + ", expected " +
-                   expected);
-}
-
 // Sets an optional output's type when the node has that output.
 void set_output(InferenceContext& ctx, size_t i, ValueType t) {
   if (i < ctx.num_outputs()) ctx.output_type(i) = std::move(t);
@@ -32,7 +25,7 @@ Status infer_topk(InferenceContext& ctx) {
     if (kv < 0) return ctx.error("k must be >= 0, got " + std::to_string(kv));
     k = Dim::known(kv);
   } else {
-    SY_RETURN_IF_ERROR(check_dtype(ctx, 1, "K", type_bit(DataType::kInt64), "tensor(int64)"));
+    SY_RETURN_IF_ERROR(check_input_dtype(ctx, 1, "K", type_bit(DataType::kInt64)));
     std::vector<int64_t> kv;
     if (constant_as_int64s(ctx.input_constant(1), kv)) {
       if (kv.size() != 1) return ctx.error("K must hold one value, got " + std::to_string(kv.size()));
@@ -104,8 +97,7 @@ Status infer_cumulative(InferenceContext& ctx) {
   SY_RETURN_IF_ERROR(infer_same_as_input0(ctx));
   const ValueType* axis_type = ctx.input_type(1);
   if (axis_type == nullptr) return ctx.error("input 1 (axis) is required");
-  SY_RETURN_IF_ERROR(check_dtype(ctx, 1, "axis", type_bit(DataType::kInt32) | type_bit(DataType::kInt64),
-                                 "tensor(int32) or tensor(int64)"));
+  SY_RETURN_IF_ERROR(check_input_dtype(ctx, 1, "axis", type_bit(DataType::kInt32) | type_bit(DataType::kInt64)));
   if (axis_type->has_shape && axis_type->rank() > 1)
     return ctx.error("input 1 (axis) must be a scalar, got shape " + axis_type->shape_string());
   for (const char* name : {"exclusive", "reverse"}) {
@@ -131,8 +123,8 @@ Status infer_dropout(InferenceContext& ctx) {
                                      type_bit(DataType::kDouble) | type_bit(DataType::kBfloat16) |
                                      type_bit(DataType::kFloat8E4M3FN) | type_bit(DataType::kFloat8E4M3FNUZ) |
                                      type_bit(DataType::kFloat8E5M2) | type_bit(DataType::kFloat8E5M2FNUZ);
-    SY_RETURN_IF_ERROR(check_dtype(ctx, 1, "ratio", kFloatTypes, "a float tensor"));
-    SY_RETURN_IF_ERROR(check_dtype(ctx, 2, "training_mode", type_bit(DataType::kBool), "tensor(bool)"));
+    SY_RETURN_IF_ERROR(check_input_dtype(ctx, 1, "ratio", kFloatTypes));
+    SY_RETURN_IF_ERROR(check_input_dtype(ctx, 2, "training_mode", type_bit(DataType::kBool)));
     for (size_t i = 1; i < 3; ++i) {
       const ValueType* t = ctx.input_type(i);
       if (t != nullptr && t->has_shape && t->rank() > 1)

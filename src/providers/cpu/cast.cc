@@ -15,6 +15,7 @@
 #include <string>
 #include <system_error>
 
+#include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
 
@@ -148,18 +149,7 @@ uint32_t e8m0_encode(double x, bool saturate, RoundMode mode) {
 
 // ---- element access for the block path ---------------------------------------
 
-// Packed types: `bits` per element, little end first within a byte.
-int packed_bits(DataType t) {
-  switch (t) {
-    case DataType::kInt4:
-    case DataType::kUint4:
-    case DataType::kFloat4E2M1: return 4;
-    case DataType::kInt2:
-    case DataType::kUint2: return 2;
-    default: return 0;
-  }
-}
-
+// Packed types: `bits` (packed_bits) per element, little end first within a byte.
 uint32_t read_packed(const uint8_t* data, int64_t i, int bits) {
   const int per_byte = 8 / bits;
   const int shift = static_cast<int>(i % per_byte) * bits;

@@ -101,10 +101,51 @@ inline void copy_tensor_data(const Tensor& src, Tensor& dst, ThreadPool& pool) {
                     [&](int64_t b, int64_t e) { std::memcpy(out + b, in + b, static_cast<size_t>(e - b)); });
 }
 
+// Bits per element of the types packed below a byte (stored little end
+// first within a byte); 0 for every other type.
+inline int packed_bits(DataType t) {
+  switch (t) {
+    case DataType::kUint4:
+    case DataType::kInt4:
+    case DataType::kFloat4E2M1: return 4;
+    case DataType::kUint2:
+    case DataType::kInt2: return 2;
+    default: return 0;
+  }
+}
 
 // Element i of an int32 or int64 tensor.
 inline int64_t int_element(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+}
+
+// ---- index inputs (Gather*, Scatter*) -----------------------------------------
+
+// Calls fn.template operator()<I>() with I = int32_t or int64_t, the type of
+// `indices`.
+template <typename Fn>
+Status dispatch_index(const KernelContext& ctx, const Tensor& indices, Fn&& fn) {
+  if (indices.dtype() == DataType::kInt32) return fn.template operator()<int32_t>();
+  if (indices.dtype() == DataType::kInt64) return fn.template operator()<int64_t>();
+  return kernel_error(ctx, "indices must be int32 or int64, got " + indices.describe());
+}
+
+// Index `value` (at position `pos` of the indices) out of [-dim, dim).
+inline Status index_error(const KernelContext& ctx, int64_t pos, int64_t value, int64_t dim, const Tensor& data,
+                          int64_t axis) {
+  return kernel_error(ctx, "index " + std::to_string(value) + " (at position " + std::to_string(pos) +
+                               " of the indices) is out of range for axis " + std::to_string(axis) + " of data " +
+                               data.describe() + " (expected [" + std::to_string(-dim) + ", " +
+                               std::to_string(dim - 1) + "])");
+}
+
+// Every one of the n indices in [-dim, dim), else an error naming the first
+// that is not.
+template <typename I>
+Status check_indices(const KernelContext& ctx, const I* idx, int64_t n, int64_t dim, const Tensor& data, int64_t axis) {
+  for (int64_t i = 0; i < n; ++i)
+    if (idx[i] < -dim || idx[i] >= dim) return index_error(ctx, i, idx[i], dim, data, axis);
+  return ok_status();
 }
 
 // Row-major element strides of `shape` into `strides` (same rank).

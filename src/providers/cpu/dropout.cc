@@ -20,6 +20,7 @@
 #include <random>
 #include <string>
 
+#include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
 
@@ -104,7 +105,7 @@ class DropoutKernel final : public Kernel {
 
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
     if (!training || ratio == 0.0) {
-      copy_bytes(ctx.thread_pool(), x, *y);
+      copy_tensor_data(x, *y, ctx.thread_pool());
       if (!want_mask) return ok_status();
       SY_ASSIGN_OR_RETURN(Tensor * mask, ctx.allocate_output(1, mask_type, x.shape()));
       return fill_ones(ctx, mask_type, mask->raw_data(), n);
@@ -140,15 +141,6 @@ class DropoutKernel final : public Kernel {
   }
 
  private:
-  static void copy_bytes(ThreadPool& pool, const Tensor& src, Tensor& dst) {
-    const auto* in = static_cast<const uint8_t*>(src.raw_data());
-    auto* out = static_cast<uint8_t*>(dst.raw_data());
-    if (in == out) return;
-    parallel_range(pool, static_cast<int64_t>(src.byte_size()), kCheapChunk * 8, [&](int64_t b, int64_t e) {
-      std::memcpy(out + b, in + b, static_cast<size_t>(e - b));
-    });
-  }
-
   int opset_;
   bool has_seed_ = false;
   uint32_t seed_ = 0;

@@ -99,7 +99,6 @@ int64_t elements_of(const Operand& op) {
 
 size_t align64(size_t n) { return (n + 63) / 64 * 64; }
 
-// Scratch carved in order; in measuring mode it only counts.
 // The label order an operand is copied into when it cannot be used in
 // place: groups of labels, each dim taken from the operand, or for
 // contracted (K) labels from the broadcast K dims.
@@ -121,6 +120,7 @@ struct LabelLayout {
   }
 };
 
+// Scratch carved in order; in measuring mode it only counts.
 struct Arena {
   unsigned char* base = nullptr;
   size_t used = 0;
@@ -639,9 +639,7 @@ class EinsumKernel final : public Kernel {
     std::copy(labels, labels + n, r.labels);
     std::copy(dims, dims + n, r.dims);
     set_contiguous(r);
-    auto* dst = static_cast<C*>(arena.take(static_cast<size_t>(elements_of(r)) * sizeof(C)));
-    if (!arena.measuring) reduce_into<C>(op, labels, dims, n, dst, pool);
-    r.data = dst;
+    r.data = group<C>(op, labels, dims, n, arena, pool);
     op = r;
   }
 
@@ -777,8 +775,8 @@ class EinsumKernel final : public Kernel {
     a = r;
   }
 
-  // A contiguous copy of `op` with the axes `labels` of lengths `dims`
-  // (a length-1 axis of `op` broadcasts).
+  // A contiguous copy of `op` with the axes `labels` of lengths `dims`,
+  // summed over its other labels (a length-1 axis of `op` broadcasts).
   template <typename C>
   static const C* group(const Operand& op, const int* labels, const int64_t* dims, int n, Arena& arena,
                         ThreadPool& pool) {

@@ -10,30 +10,6 @@
 namespace sy::cpu {
 namespace {
 
-// Calls fn.template operator()<I>() with I = int32_t or int64_t.
-template <typename Fn>
-Status dispatch_index(const KernelContext& ctx, const Tensor& indices, Fn&& fn) {
-  if (indices.dtype() == DataType::kInt32) return fn.template operator()<int32_t>();
-  if (indices.dtype() == DataType::kInt64) return fn.template operator()<int64_t>();
-  return kernel_error(ctx, "indices must be int32 or int64, got " + indices.describe());
-}
-
-// Index (position `pos`) out of [-dim, dim).
-Status index_error(const KernelContext& ctx, int64_t pos, int64_t value, int64_t dim, const Tensor& data,
-                   int64_t axis) {
-  return kernel_error(ctx, "index " + std::to_string(value) + " (at position " + std::to_string(pos) +
-                               " of the indices) is out of range for axis " + std::to_string(axis) + " of data " +
-                               data.describe() + " (expected [" + std::to_string(-dim) + ", " +
-                               std::to_string(dim - 1) + "])");
-}
-
-template <typename I>
-Status check_indices(const KernelContext& ctx, const I* idx, int64_t n, int64_t dim, const Tensor& data, int64_t axis) {
-  for (int64_t i = 0; i < n; ++i)
-    if (idx[i] < -dim || idx[i] >= dim) return index_error(ctx, i, idx[i], dim, data, axis);
-  return ok_status();
-}
-
 Status read_axis(const KernelContext& ctx, int64_t attr, const Tensor& data, int64_t& axis) {
   axis = attr;
   if (!normalize_axis(axis, static_cast<int64_t>(data.shape().rank())))

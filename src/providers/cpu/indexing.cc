@@ -5,7 +5,6 @@
 // error path, split across threads by rows.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -330,9 +329,8 @@ class ReverseSequenceKernel final : public Kernel {
 // ---- BitCast --------------------------------------------------------------------
 
 int bit_width(DataType t) {
-  if (t == DataType::kUint4 || t == DataType::kInt4 || t == DataType::kFloat4E2M1) return 4;
-  if (t == DataType::kUint2 || t == DataType::kInt2) return 2;
   if (t == DataType::kString) return 0;
+  if (const int bits = packed_bits(t)) return bits;
   return static_cast<int>(element_size(t)) * 8;
 }
 
@@ -358,13 +356,7 @@ class BitCastKernel final : public Kernel {
       return kernel_error(
           ctx, "cannot bitcast " + in.describe() + " to " + tensor_type_string(to_) + ": the bit widths differ");
     SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, to_, in.shape()));
-    const auto* src = static_cast<const uint8_t*>(in.raw_data());
-    auto* dst = static_cast<uint8_t*>(out->raw_data());
-    const auto bytes = static_cast<int64_t>(in.byte_size());
-    if (src == dst || bytes == 0) return ok_status();
-    ctx.thread_pool().parallel_for(bytes, kCopyGrainBytes * 4, [&](int64_t b, int64_t e) {
-      std::memcpy(dst + b, src + b, static_cast<size_t>(e - b));
-    });
+    copy_tensor_data(in, *out, ctx.thread_pool());  // same bytes, another type
     return ok_status();
   }
 

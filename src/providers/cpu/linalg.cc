@@ -125,8 +125,9 @@ Status classify_zero_point(const KernelContext& ctx, const Tensor* zp, const Ten
   const int64_t n = zp->num_elements();
   // Per-row zero points of A have a trailing 1 ([.., M, 1]); per-column ones
   // of B a 1 before the last dim ([.., 1, N]).
+  // A scalar (rank 0) has neither dim to look at.
   const bool vector_layout =
-      s.rank() == 1 || (is_a ? s[s.rank() - 1] == 1 : (s.rank() >= 2 && s[s.rank() - 2] == 1));
+      s.rank() == 1 || (is_a ? s.rank() >= 1 && s[s.rank() - 1] == 1 : (s.rank() >= 2 && s[s.rank() - 2] == 1));
   if (n == 1) {
     kind = ZeroPointKind::kScalar;
   } else if (vector_layout && n == vec) {

@@ -192,21 +192,6 @@ void pad_rows(const Tensor& in, Tensor& out, const Shape& begin, const int64_t* 
   });
 }
 
-// Bits per element of the types packed below a byte; 0 for the others.
-int packed_bits(DataType t) {
-  switch (t) {
-    case DataType::kUint4:
-    case DataType::kInt4:
-    case DataType::kFloat4E2M1:
-      return 4;
-    case DataType::kUint2:
-    case DataType::kInt2:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 // Element i of packed data sits at bit (i % per_byte) * bits of byte
 // i / per_byte, the first element in the low bits.
 void unpack(const uint8_t* src, int64_t n, int bits, uint8_t* dst) {

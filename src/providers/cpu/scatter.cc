@@ -90,21 +90,6 @@ Status dispatch_scatter(const KernelContext& ctx, DataType dtype, Reduction r, F
   return status;
 }
 
-template <typename Fn>
-Status dispatch_index(const KernelContext& ctx, const Tensor& indices, Fn&& fn) {
-  if (indices.dtype() == DataType::kInt32) return fn.template operator()<int32_t>();
-  if (indices.dtype() == DataType::kInt64) return fn.template operator()<int64_t>();
-  return kernel_error(ctx, "indices must be int32 or int64, got " + indices.describe());
-}
-
-Status index_error(const KernelContext& ctx, int64_t pos, int64_t value, int64_t dim, const Tensor& data,
-                   int64_t axis) {
-  return kernel_error(ctx, "index " + std::to_string(value) + " (at position " + std::to_string(pos) +
-                               " of the indices) is out of range for axis " + std::to_string(axis) + " of data " +
-                               data.describe() + " (expected [" + std::to_string(-dim) + ", " +
-                               std::to_string(dim - 1) + "])");
-}
-
 // ---- ScatterElements / Scatter --------------------------------------------------
 
 class ScatterElementsKernel final : public Kernel {
@@ -173,8 +158,7 @@ class ScatterElementsKernel final : public Kernel {
 
     return dispatch_index(ctx, indices, [&]<typename I>() {
       const I* idx = indices.data<I>();
-      for (int64_t i = 0; i < total; ++i)
-        if (idx[i] < -dim || idx[i] >= dim) return index_error(ctx, i, idx[i], dim, data, axis);
+      SY_RETURN_IF_ERROR(check_indices(ctx, idx, total, dim, data, axis));
       return dispatch_scatter(ctx, data.dtype(), reduction_, [&]<typename T, Reduction R>() {
         const T* upd = updates.data<T>();
         T* dst = out->data<T>();
