@@ -187,13 +187,43 @@ Status summarize_placement(Session::Impl& s, const Graph& graph) {
   if (o.max_copies >= 0 && p.copies_per_run > o.max_copies)
     broken.push_back(std::to_string(p.copies_per_run) + " device copies per run, more than max_copies " +
                      std::to_string(o.max_copies));
-  for (const std::string& b : broken) {
-    const std::string message = "placement limit broken: " + b;
-    if (o.fallback.node_fallthrough == FallbackAction::kError)
-      return Status(StatusCode::kFail, message + " (fallback policy: error)");
-    log_message(LogSeverity::kWarning, s.log_severity, s.log_id, message);
-  }
+  // Never silent: a broken limit warns even under the allow policy.
+  const FallbackAction action =
+      o.fallback.node_fallthrough == FallbackAction::kError ? FallbackAction::kError : FallbackAction::kWarn;
+  for (const std::string& b : broken) SY_RETURN_IF_ERROR(apply_policy(action, s, "placement limit broken: " + b));
   return ok_status();
+}
+
+// Fills Impl::feed_device and Impl::output_routes (see session_impl.h).
+void plan_io_binding_routes(Session::Impl& s, const Graph& graph) {
+  for (ValueId v : s.input_values) {
+    std::optional<Device> device;
+    bool all_copies = true;
+    for (NodeId c : graph.values[static_cast<size_t>(v)].consumers) {
+      const auto id = static_cast<size_t>(c);
+      const int p = id < s.partition.node_provider.size() ? s.partition.node_provider[id] : -1;
+      const bool copy = p >= 0 && graph.nodes[static_cast<size_t>(c)].op_type == kCopyFromHostOp;
+      if (!copy || (device && *device != s.chain[static_cast<size_t>(p)]->device())) {
+        all_copies = false;
+        break;
+      }
+      device = s.chain[static_cast<size_t>(p)]->device();
+    }
+    s.feed_device.push_back(all_copies ? device : std::nullopt);
+  }
+  s.output_routes.resize(graph.outputs.size());
+  for (size_t j = 0; j < graph.outputs.size(); ++j) {
+    const Value& out = graph.values[static_cast<size_t>(graph.outputs[j])];
+    if (out.producer == kNoNode || !out.consumers.empty()) continue;
+    const Node& producer = graph.nodes[static_cast<size_t>(out.producer)];
+    if (producer.op_type != kCopyToHostOp) continue;
+    for (size_t k = 0; k < s.plan.steps.size(); ++k) {
+      const PlanStep& step = s.plan.steps[k];
+      if (step.node != out.producer) continue;
+      s.output_routes[j] = {static_cast<int>(k), producer.inputs[0], s.chain[static_cast<size_t>(step.provider)]->device()};
+      break;
+    }
+  }
 }
 
 Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const SessionOptions& options) {
@@ -321,6 +351,7 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   s->pool = std::make_unique<ThreadPool>(threads);
 
   for (ValueId v : graph.inputs) s->input_values.push_back(v);
+  plan_io_binding_routes(*s, graph);
 
   ModelMetadata& md = s->metadata;
   md.producer_name = model.producer_name;
@@ -428,7 +459,6 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
                                                const RunOptions& run_options,
                                                const std::vector<Device>& device_outputs) const {
   const Graph& graph = *model.graph;
-  (void)run_options;
 
   // Which outputs, by value.
   std::vector<ValueId> wanted;
@@ -468,7 +498,7 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
       if (input_infos[i].name != name) continue;
       SY_RETURN_IF_ERROR(check_feed(input_infos[i], graph.values[static_cast<size_t>(input_values[i])].type, tensor));
       if (tensor.is_tensor() && !tensor.device().is_cpu()) {
-        SY_ASSIGN_OR_RETURN(frame->values[static_cast<size_t>(input_values[i])], place_feed(input_values[i], tensor));
+        SY_ASSIGN_OR_RETURN(frame->values[static_cast<size_t>(input_values[i])], place_feed(i, tensor));
       } else {
         frame->values[static_cast<size_t>(input_values[i])] = tensor;
       }
@@ -514,27 +544,23 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     return first;
   };
   // Outputs wanted on a device (IoBinding): their final copy to the host is
-  // skipped when it is the only use of the device value. Plain runs pass
-  // no devices and allocate nothing here.
+  // skipped when the route planned at creation ends on that device. Plain
+  // runs pass no devices and allocate nothing here.
   std::vector<ValueId> device_source;
-  std::vector<const PlanStep*> skipped;
+  std::vector<int> skipped;  // step indices
   if (!device_outputs.empty()) device_source.assign(wanted.size(), kNoValue);
   for (size_t k = 0; k < wanted.size() && k < device_outputs.size(); ++k) {
     if (device_outputs[k].is_cpu()) continue;
-    const Value& out = graph.values[static_cast<size_t>(wanted[k])];
-    if (out.producer == kNoNode) continue;
-    const Node& producer = graph.nodes[static_cast<size_t>(out.producer)];
-    if (producer.op_type != kCopyToHostOp || !out.consumers.empty()) continue;
-    const ValueId source = producer.inputs[0];
-    for (const PlanStep& step : plan.steps) {
-      if (step.node != out.producer) continue;
-      if (chain[static_cast<size_t>(step.provider)]->device() != device_outputs[k]) break;
-      device_source[k] = source;
-      skipped.push_back(&step);
-    }
+    const auto j = static_cast<size_t>(std::find(graph.outputs.begin(), graph.outputs.end(), wanted[k]) - graph.outputs.begin());
+    if (j >= output_routes.size()) continue;  // not a graph output: nothing to skip
+    const DeviceOutputRoute& route = output_routes[j];
+    if (route.step < 0 || route.device != device_outputs[k]) continue;
+    device_source[k] = route.source;
+    skipped.push_back(route.step);
   }
-  for (const PlanStep& step : plan.steps) {
-    if (!skipped.empty() && std::find(skipped.begin(), skipped.end(), &step) != skipped.end()) continue;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlanStep& step = plan.steps[s];
+    if (!skipped.empty() && std::find(skipped.begin(), skipped.end(), static_cast<int>(s)) != skipped.end()) continue;
     if (run_options.terminate != nullptr && run_options.terminate->load(std::memory_order_relaxed)) {
       (void)wait_for_devices();
       return Status(StatusCode::kFail, "run" + (run_options.run_tag.empty() ? std::string() : " '" + run_options.run_tag + "'") +
@@ -596,22 +622,13 @@ ExecutionProvider* Session::Impl::provider_for(Device d) const {
   return nullptr;
 }
 
-Result<Tensor> Session::Impl::place_feed(ValueId input, const Tensor& feed) const {
-  const Graph& graph = *model.graph;
+Result<Tensor> Session::Impl::place_feed(size_t i, const Tensor& feed) const {
+  const Value& value = model.graph->values[static_cast<size_t>(input_values[i])];
   ExecutionProvider* owner = provider_for(feed.device());
   if (owner == nullptr)
-    return invalid_argument("input '" + graph.values[static_cast<size_t>(input)].name + "' is in " +
-                            feed.device().to_string() + " memory, which no provider of this session owns");
-  // Used in place when every reader is a copy to that same device.
-  bool in_place = true;
-  for (NodeId c : graph.values[static_cast<size_t>(input)].consumers) {
-    const Node& n = graph.nodes[static_cast<size_t>(c)];
-    const auto id = static_cast<size_t>(c);
-    const int p = id < partition.node_provider.size() ? partition.node_provider[id] : -1;
-    const bool same_device = p >= 0 && chain[static_cast<size_t>(p)]->device() == feed.device();
-    if (n.op_type != kCopyFromHostOp || !same_device) in_place = false;
-  }
-  if (in_place) return feed;
+    return invalid_argument("input '" + value.name + "' is in " + feed.device().to_string() +
+                            " memory, which no provider of this session owns");
+  if (value.consumers.empty() || feed_device[i] == feed.device()) return feed;
   SY_ASSIGN_OR_RETURN(Tensor host, Tensor::allocate_uninitialized(feed.dtype(), feed.shape()));
   SY_RETURN_IF_ERROR(owner->copy_to_host(feed, host));
   return host;

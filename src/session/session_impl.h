@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,9 @@ class Session::Impl {
 
   // The provider whose device is `d`, or nullptr.
   ExecutionProvider* provider_for(Device d) const;
-  // A feed in device memory that the nodes reading it cannot take there
-  // is brought to the host first.
-  Result<Tensor> place_feed(ValueId input, const Tensor& feed) const;
+  // Graph input `i` fed in device memory: used as it is where feed_device
+  // allows, otherwise brought to the host first.
+  Result<Tensor> place_feed(size_t i, const Tensor& feed) const;
   Result<Tensor> allocate_on(Device d, DataType dtype, const Shape& shape) const;
   Status copy_between(const Tensor& src, Tensor& dst) const;
 
@@ -75,6 +76,20 @@ class Session::Impl {
   std::vector<ValueId> input_values;
   // Overridable initializers: value and default.
   std::vector<std::pair<ValueId, Tensor>> overridable;
+
+  // IoBinding routes, worked out once at creation so that a run does no
+  // searching. Per graph input: the device on which a feed is used without
+  // a copy, because every node reading it is a copy to that device
+  // (nullopt: its readers need it on the host).
+  std::vector<std::optional<Device>> feed_device;
+  // Per graph output (graph.outputs order): its final copy to the host,
+  // which a run keeping the output on `device` skips, reading `source`.
+  struct DeviceOutputRoute {
+    int step = -1;  // index into plan.steps; -1: no skippable copy
+    ValueId source = kNoValue;
+    Device device;
+  };
+  std::vector<DeviceOutputRoute> output_routes;
 
  private:
   Status check_feed(const ValueInfo& info, const ValueType& type, const Tensor& feed) const;

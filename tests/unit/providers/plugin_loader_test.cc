@@ -3,7 +3,10 @@
 // and turn into an error under the strict policy.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "providers/plugin_loader.h"
 #include "switchyard/session.h"
@@ -24,6 +27,31 @@ std::string relu_model() {
   return b.build();
 }
 
+// x -> Relu (plugin) -> Reshape to [3,2] (plugin, shape read on the host)
+// -> Add (CPU, no kernel in the plugin) -> y
+std::string relu_reshape_add_model() {
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2, 3});
+  b.initializer("shape", testing::make_tensor<int64_t>({2}, {3, -1}));
+  b.initializer("one", testing::make_tensor<float>({1}, {1.0f}));
+  b.node("Relu", {"x"}, {"r"}, {}, "relu1");
+  b.node("Reshape", {"r", "shape"}, {"s"}, {}, "reshape1");
+  b.node("Add", {"s", "one"}, {"y"}, {}, "add1");
+  b.output("y", DataType::kFloat, {3, 2});
+  return b.build();
+}
+
+// x -> Relu -> Reshape [3,2] -> y, all on the test plugin's sim:7 device.
+std::string relu_reshape_model() {
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2, 3});
+  b.initializer("shape", testing::make_tensor<int64_t>({2}, {3, -1}));
+  b.node("Relu", {"x"}, {"r"}, {}, "relu1");
+  b.node("Reshape", {"r", "shape"}, {"y"}, {}, "reshape1");
+  b.output("y", DataType::kFloat, {3, 2});
+  return b.build();
+}
+
 class PluginLoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -34,8 +62,7 @@ class PluginLoaderTest : public ::testing::Test {
   void TearDown() override { unsetenv("SWITCHYARD_PROVIDER_PATH"); }
 
   Result<std::unique_ptr<Session>> create(const std::string& provider, FallbackPolicy policy = {},
-                                          ProviderOptions options = {}) {
-    const std::string bytes = relu_model();
+                                          ProviderOptions options = {}, const std::string& bytes = relu_model()) {
     SessionOptions o;
     o.providers = {{provider, options}, {"cpu", {}}};
     o.fallback = policy;
@@ -57,26 +84,8 @@ TEST_F(PluginLoaderTest, PluginLoadsAndItsDeclinesAreReported) {
   EXPECT_NE(strict.status().message().find("fell through"), std::string::npos) << strict.status().message();
 }
 
-// x -> Relu (plugin) -> Reshape to [3,2] (plugin, shape read on the host)
-// -> Add (CPU, no kernel in the plugin) -> y
-std::string relu_reshape_add_model() {
-  testing::ModelBuilder b(17);
-  b.input("x", DataType::kFloat, {2, 3});
-  b.initializer("shape", testing::make_tensor<int64_t>({2}, {3, -1}));
-  b.initializer("one", testing::make_tensor<float>({1}, {1.0f}));
-  b.node("Relu", {"x"}, {"r"}, {}, "relu1");
-  b.node("Reshape", {"r", "shape"}, {"s"}, {}, "reshape1");
-  b.node("Add", {"s", "one"}, {"y"}, {}, "add1");
-  b.output("y", DataType::kFloat, {3, 2});
-  return b.build();
-}
-
 TEST_F(PluginLoaderTest, PluginRunsNodesOnItsDeviceThroughTheCAbi) {
-  const std::string bytes = relu_reshape_add_model();
-  SessionOptions o;
-  o.providers = {{"testplugin", {{"run_ops", "1"}}}, {"cpu", {}}};
-  o.log_level = LogLevel::kFatal;
-  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  auto s = create("testplugin", {}, {{"run_ops", "1"}}, relu_reshape_add_model());
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   EXPECT_EQ((*s)->providers(), (std::vector<std::string>{"TestPluginExecutionProvider", "CPUExecutionProvider"}));
   const PlacementSummary& p = (*s)->placement();
@@ -148,29 +157,8 @@ TEST_F(PluginLoaderTest, PluginOptionErrorsComeFromThePlugin) {
       << s.status().message();
 }
 
-}  // namespace
-}  // namespace sy
-
-namespace sy {
-namespace {
-
-// x -> Relu -> Reshape [3,2] -> y, all on the test plugin's sim:7 device.
-std::string relu_reshape_model() {
-  testing::ModelBuilder b(17);
-  b.input("x", DataType::kFloat, {2, 3});
-  b.initializer("shape", testing::make_tensor<int64_t>({2}, {3, -1}));
-  b.node("Relu", {"x"}, {"r"}, {}, "relu1");
-  b.node("Reshape", {"r", "shape"}, {"y"}, {}, "reshape1");
-  b.output("y", DataType::kFloat, {3, 2});
-  return b.build();
-}
-
 TEST_F(PluginLoaderTest, IoBindingKeepsInputsAndOutputsOnTheDevice) {
-  const std::string bytes = relu_reshape_model();
-  SessionOptions o;
-  o.providers = {{"testplugin", {{"run_ops", "1"}}}, {"cpu", {}}};
-  o.log_level = LogLevel::kFatal;
-  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  auto s = create("testplugin", {}, {{"run_ops", "1"}}, relu_reshape_model());
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   const Device sim{DeviceType::kSimulated, 7};
 
@@ -202,12 +190,42 @@ TEST_F(PluginLoaderTest, IoBindingKeepsInputsAndOutputsOnTheDevice) {
   EXPECT_EQ(kept.data<float>()[1], 2.0f);  // sim:7 memory is host memory
 }
 
-TEST_F(PluginLoaderTest, IoBindingWritesIntoAPreallocatedHostTensor) {
+// The profile lists every step a run executed: an output bound on the
+// device skips its final copy to the host, a plain run does not.
+TEST_F(PluginLoaderTest, IoBindingDeviceOutputSkipsTheCopyToTheHost) {
   const std::string bytes = relu_reshape_model();
   SessionOptions o;
   o.providers = {{"testplugin", {{"run_ops", "1"}}}, {"cpu", {}}};
   o.log_level = LogLevel::kFatal;
+  o.enable_profiling = true;
+  o.profile_file_prefix = ::testing::TempDir() + "sy_iobinding_profile";
   auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto profile = [&] {
+    auto path = (*s)->end_profiling();
+    EXPECT_TRUE(path.ok()) << path.status().to_string();
+    std::ifstream in(*path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::remove(path->c_str());
+    return text;
+  };
+  const Tensor x = testing::make_tensor<float>({2, 3}, {1, -2, 3, -4, 5, -6});
+  ASSERT_TRUE((*s)->run({{"x", x}}).ok());
+  EXPECT_NE(profile().find("copy_y@sim:7@cpu"), std::string::npos);
+
+  IoBinding binding;
+  binding.bind_input("x", x);
+  binding.bind_output("y", Device{DeviceType::kSimulated, 7});
+  Status st = (*s)->run_with_binding(binding);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  const std::string bound = profile();
+  EXPECT_NE(bound.find("copy_x@sim:7"), std::string::npos) << bound;
+  EXPECT_EQ(bound.find("copy_y@sim:7@cpu"), std::string::npos) << bound;
+  EXPECT_EQ(binding.outputs()[0].data<float>()[2], 3.0f);  // sim:7 memory is host memory
+}
+
+TEST_F(PluginLoaderTest, IoBindingWritesIntoAPreallocatedHostTensor) {
+  auto s = create("testplugin", {}, {{"run_ops", "1"}}, relu_reshape_model());
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   auto out = Tensor::allocate(DataType::kFloat, Shape{3, 2});
   IoBinding binding;
