@@ -5,6 +5,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "providers/provider_factory.h"  // canonical_provider_name
 #include "switchyard/doctor.h"
 
 namespace sy::cli {
@@ -25,26 +26,23 @@ int cmd_doctor(int argc, char** argv) {
     std::cerr << "error: " << options.status().message() << "\n";
     return 2;
   }
-  // Every provider the user named must be usable.
+  // Every provider the user named must be usable; names resolve as sessions resolve them.
   for (const ProviderRequest& r : options->providers) {
-    bool found = false;
-    for (const ProviderDiagnosis& d : report) {
-      if (d.short_name != r.name && d.name != r.name) continue;
-      found = true;
-      if (!d.usable) {
-        std::cout << "requested provider " << d.name << " cannot run here: " << d.reason << "\n";
-        status = 1;
-      }
+    const Result<std::string> name = canonical_provider_name(r.name);
+    if (!name.ok()) {
+      std::cout << "requested provider: " << name.status().message() << "\n";
+      status = 1;
+      continue;
     }
-    if (!found) {
-      std::cout << "requested provider '" << r.name << "' is not a known provider\n";
+    for (const ProviderDiagnosis& d : report) {
+      if (d.name != *name || d.usable) continue;
+      std::cout << "requested provider " << d.name << " cannot run here: " << d.reason << "\n";
       status = 1;
     }
   }
 
   if (parsed->positional.size() == 1) {
     options->fallback = {FallbackAction::kAllow, FallbackAction::kAllow};
-    if (auto m = parsed->get("--min-partition-size")) options->min_partition_size = std::stoi(*m);
     auto session = Session::create(parsed->positional[0], *options);
     if (!session.ok()) {
       std::cout << "model " << parsed->positional[0] << ": " << session.status().to_string() << "\n";

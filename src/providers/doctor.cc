@@ -68,9 +68,7 @@ ProviderDiagnosis diagnose_cuda() {
   DoctorCheck lib;
   lib.what = std::string("provider library ") + kCudaProviderLibrary;
   lib.ok = d.built;
-  std::string searched;
-  for (const std::string& dir : provider_search_path()) searched += (searched.empty() ? "" : ", ") + dir;
-  lib.detail = d.built ? library : "not found; searched: " + searched;
+  lib.detail = d.built ? library : "not found; searched: " + join(provider_search_path(), ", ");
   d.checks.push_back(lib);
   // Without the provider library, say what it would need here. With it,
   // the library reports what it found itself (describe(), below), through

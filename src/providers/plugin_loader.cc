@@ -30,6 +30,18 @@ std::string module_dir() {
   return ec ? std::string() : path.parent_path().string();
 }
 
+// The full path of `library` in the first of `dirs` that holds it, or "".
+std::string find_in(const std::vector<std::string>& dirs, const std::string& library) {
+  std::error_code ec;
+  for (const std::string& d : dirs) {
+    const auto candidate = std::filesystem::path(d) / library;
+    if (!std::filesystem::exists(candidate, ec)) continue;
+    const auto canonical = std::filesystem::weakly_canonical(candidate, ec);
+    return ec ? candidate.string() : canonical.string();
+  }
+  return {};
+}
+
 std::unique_ptr<ExecutionProvider> unavailable(const ProviderInfo& info, std::string reason, std::string fix) {
   Availability a;
   a.available = false;
@@ -55,27 +67,12 @@ std::vector<std::string> provider_search_path() {
   return dirs;
 }
 
-std::string find_provider_library(const std::string& library) {
-  std::error_code ec;
-  for (const std::string& d : provider_search_path()) {
-    const auto candidate = std::filesystem::path(d) / library;
-    if (std::filesystem::exists(candidate, ec)) return std::filesystem::weakly_canonical(candidate, ec).string();
-  }
-  return {};
-}
+std::string find_provider_library(const std::string& library) { return find_in(provider_search_path(), library); }
 
 Result<std::unique_ptr<ExecutionProvider>> load_provider_plugin(const ProviderInfo& info, const std::string& library,
                                                                 const ProviderOptions& options) {
   const std::vector<std::string> dirs = provider_search_path();
-  std::string path;
-  std::error_code ec;
-  for (const std::string& d : dirs) {
-    const auto candidate = std::filesystem::path(d) / library;
-    if (std::filesystem::exists(candidate, ec)) {
-      path = candidate.string();
-      break;
-    }
-  }
+  const std::string path = find_in(dirs, library);
   std::string searched;
   for (const std::string& d : dirs) searched += (searched.empty() ? "" : ", ") + d;
   if (path.empty() && std::getenv("SWITCHYARD_PROVIDER_PATH") != nullptr)
