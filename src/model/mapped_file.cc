@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 namespace sy {
 
@@ -83,6 +84,15 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, co
 
 MappedFile::~MappedFile() {
   if (mapped_ && data_ != nullptr) ::munmap(data_, size_);
+}
+
+Status write_file(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status(StatusCode::kNoSuchFile, "cannot open " + path + " for writing");
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return fail("failed to write " + path);
+  return ok_status();
 }
 
 }  // namespace sy

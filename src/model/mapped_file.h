@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchyard/status.h"
@@ -57,5 +58,9 @@ class MappedFile {
   dev_t dev_ = 0;
   ino_t ino_ = 0;
 };
+
+// The other direction: writes `bytes` as the whole file at `path`
+// (replacing it). kNoSuchFile when it cannot be opened.
+Status write_file(const std::string& path, std::string_view bytes);
 
 }  // namespace sy

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <climits>
-#include <fstream>
 #include <string_view>
 
+#include "model/mapped_file.h"
 #include "model/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 
@@ -281,12 +281,7 @@ Result<std::string> model_to_bytes(const Model& model, const Graph& graph,
 Status save_model(const Model& model, const Graph& graph, const std::string& path,
                   const std::vector<std::pair<ValueId, Tensor>>& overridable) {
   SY_ASSIGN_OR_RETURN(std::string bytes, model_to_bytes(model, graph, overridable));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status(StatusCode::kNoSuchFile, "cannot open " + path + " for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return fail("failed to write " + path);
-  return ok_status();
+  return write_file(path, bytes);
 }
 
 }  // namespace sy

@@ -5,7 +5,6 @@
 #include <climits>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "model/external_data.h"
 #include "model/mapped_file.h"
@@ -347,12 +346,7 @@ Status save_tensor_file(const Tensor& tensor, const std::string& path, const std
   std::string bytes;
   if (!proto.SerializeToString(&bytes))
     return fail("cannot serialize " + tensor.describe() + " (protobuf messages are limited to 2 GiB)");
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status(StatusCode::kNoSuchFile, "cannot open " + path + " for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return fail("failed to write " + path);
-  return ok_status();
+  return write_file(path, bytes);
 }
 
 }  // namespace sy
