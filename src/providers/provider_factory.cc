@@ -85,7 +85,8 @@ class UnavailableProvider final : public ExecutionProvider {
 };
 
 // The options each built-in provider accepts, with their ranges, so that a
-// typo is caught even where the provider itself cannot load.
+// typo is caught even where the provider itself cannot load. They must
+// accept what the provider library accepts (cuda/cuda_options.cc).
 struct OptionSpec {
   const char* key;
   const char* accepted;  // human-readable range
@@ -98,13 +99,19 @@ bool is_non_negative_int(const std::string& v) {
     if (c < '0' || c > '9') return false;
   return true;
 }
-bool is_bool_flag(const std::string& v) { return v == "0" || v == "1" || v == "true" || v == "false"; }
-bool is_arena_strategy(const std::string& v) { return v == "kNextPowerOfTwo" || v == "kSameAsRequested"; }
+bool is_positive_int(const std::string& v) { return is_non_negative_int(v) && v.find_first_not_of('0') != std::string::npos; }
+bool is_bool_flag(const std::string& v) {
+  return v == "0" || v == "1" || v == "true" || v == "false" || v == "True" || v == "False";
+}
+// ORT also takes the enum's values, 0 and 1.
+bool is_arena_strategy(const std::string& v) {
+  return v == "kNextPowerOfTwo" || v == "kSameAsRequested" || v == "0" || v == "1";
+}
 bool is_conv_search(const std::string& v) { return v == "EXHAUSTIVE" || v == "HEURISTIC" || v == "DEFAULT"; }
 
 const OptionSpec kCudaOptions[] = {
     {"device_id", "an integer >= 0", is_non_negative_int},
-    {"gpu_mem_limit", "a byte count >= 0", is_non_negative_int},
+    {"gpu_mem_limit", "a byte count > 0", is_positive_int},
     {"arena_extend_strategy", "kNextPowerOfTwo or kSameAsRequested", is_arena_strategy},
     {"cudnn_conv_algo_search", "EXHAUSTIVE, HEURISTIC or DEFAULT", is_conv_search},
     {"do_copy_in_default_stream", "0 or 1", is_bool_flag},

@@ -97,5 +97,22 @@ TEST(ProviderOptions, UnknownAndMalformedOptionsListWhatIsAccepted) {
   EXPECT_NE(s.status().message().find("accepted: none"), std::string::npos) << s.status().message();
 }
 
+// The core's check (used where the CUDA library is absent) takes every value
+// the library itself takes, onnxruntime's spellings included.
+TEST(ProviderOptions, CudaOptionsTheLibraryAcceptsAreAccepted) {
+  const std::string bytes = relu_model();
+  SessionOptions o;
+  o.log_level = LogLevel::kFatal;
+  o.fallback.unavailable_provider = FallbackAction::kAllow;
+  o.providers = {{"cuda", {{"arena_extend_strategy", "1"}, {"use_tf32", "True"}, {"gpu_mem_limit", "1073741824"}}}};
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+
+  o.providers = {{"cuda", {{"gpu_mem_limit", "0"}}}};
+  s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("a byte count > 0"), std::string::npos) << s.status().message();
+}
+
 }  // namespace
 }  // namespace sy
