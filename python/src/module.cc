@@ -75,17 +75,6 @@ int checked_threads(int n, const char* what) {
 
 using ProviderList = std::vector<std::pair<std::string, std::map<std::string, std::string>>>;
 
-std::string shape_text(const ValueInfo& info) {
-  if (!info.has_shape) return "[?]";
-  std::string s = "[";
-  for (size_t i = 0; i < info.shape.size(); ++i) {
-    if (i > 0) s += ",";
-    const DimInfo& d = info.shape[i];
-    s += d.value >= 0 ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
-  }
-  return s + "]";
-}
-
 // (name, "tensor(float)", [1, "batch", None]) for NodeArg.
 py::tuple value_info_tuple(const ValueInfo& info) {
   py::list shape;
@@ -153,7 +142,7 @@ class PySession {
     for (const ValueInfo& in : session_->inputs()) {
       bool fed = false;
       for (const auto& [name, tensor] : inputs) fed = fed || name == in.name;
-      if (!fed) missing += (missing.empty() ? "'" : ", '") + in.name + "' (" + in.type + " " + shape_text(in) + ")";
+      if (!fed) missing += (missing.empty() ? "'" : ", '") + in.name + "' (" + in.type + " " + shape_string(in) + ")";
     }
     if (!missing.empty()) {
       std::string given;
