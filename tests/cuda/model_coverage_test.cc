@@ -22,7 +22,7 @@ bool has_kernel(const OpUse& use) {
   for (const CudaKernelDef& def : cuda_kernel_table()) {
     if (std::string(def.op_type) != use.op || std::string(def.domain) != "") continue;
     if (use.version < def.since_version || use.version > def.end_version) continue;
-    if (def.type_input >= 0 && (def.type_mask & dtype_bit(use.dtype)) == 0) continue;
+    if (def.type_input >= 0 && (def.type_mask & type_bit(use.dtype)) == 0) continue;
     return true;
   }
   return false;

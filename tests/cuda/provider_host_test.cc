@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "providers/cuda/conv_algo_cache.h"
+#include "providers/cuda/cuda_common.h"
 #include "providers/cuda/cuda_libraries.h"
 #include "providers/cuda/cuda_options.h"
 #include "providers/cuda/device_arena.h"
@@ -28,6 +29,16 @@ bool has_cuda_device() {
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// ---- messages ----
+
+TEST(CudaCommonTest, IntsStringFormatsListsForMessages) {
+  const int64_t dims[3] = {1, -2, 30};
+  EXPECT_EQ(ints_string(dims, 3), "[1,-2,30]");
+  EXPECT_EQ(ints_string(dims, 0), "[]");
+  EXPECT_EQ(ints_string(std::vector<int64_t>{4, 5}), "[4,5]");
+  EXPECT_EQ(ints_string(std::vector<int64_t>{}), "[]");
+}
 
 // ---- options ----
 

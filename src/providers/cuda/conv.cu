@@ -39,8 +39,7 @@ cudnnDataType_t cudnn_type(int32_t dtype) {
 template <typename T>
 __global__ void bias_activation_kernel(T* y, const T* bias, const T* z, int64_t channels, int64_t spatial,
                                        int64_t total, int activation, float lo, float hi) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t i = thread_index(); i < total; i += grid_stride()) {
     float v = to_float(y[i]);
     if (bias != nullptr) v += to_float(bias[(i / spatial) % channels]);
     if (z != nullptr) v += to_float(z[i]);
@@ -84,28 +83,25 @@ class ConvKernel final : public CudaKernel {
       status = info.error("group must be >= 1");
       return;
     }
-    if (auto_pad_ != "NOTSET" && auto_pad_ != "SAME_UPPER" && auto_pad_ != "SAME_LOWER" && auto_pad_ != "VALID")
-      {
+    if (auto_pad_ != "NOTSET" && auto_pad_ != "SAME_UPPER" && auto_pad_ != "SAME_LOWER" && auto_pad_ != "VALID") {
       status = info.error("auto_pad '" + auto_pad_ + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
       return;
     }
     TensorRef w;
-    if (info.input_type(1, w) && w.rank() >= 0 && (w.rank() < 3 || w.rank() > 5))
-      {
-      status = info.unsupported("cuDNN Conv takes 1-D to 3-D convolutions, not rank " +
-                                                 std::to_string(w.rank()) + " weights");
+    if (info.input_type(1, w) && w.rank() >= 0 && (w.rank() < 3 || w.rank() > 5)) {
+      status = info.unsupported("cuDNN Conv takes 1-D to 3-D convolutions, not rank " + std::to_string(w.rank()) +
+                                " weights");
       return;
     }
-    if (info.input_dtype(1) != dtype_ || (info.has_input(2) && info.input_dtype(2) != dtype_))
-      {
+    if (info.input_dtype(1) != dtype_ || (info.has_input(2) && info.input_dtype(2) != dtype_)) {
       status = info.unsupported("mixed input types");
       return;
     }
-    for (size_t i = 0; i < pads_.size() / 2; ++i)
-      if (pads_[i] != pads_[i + pads_.size() / 2])
-        {
-      status = info.unsupported("asymmetric pads (cuDNN pads both sides of an axis alike)");
-      return;
+    for (size_t i = 0; i < pads_.size() / 2; ++i) {
+      if (pads_[i] != pads_[i + pads_.size() / 2]) {
+        status = info.unsupported("asymmetric pads (cuDNN pads both sides of an axis alike)");
+        return;
+      }
     }
     residual_ = info.attr_int("sy_residual", 0) == 1;
     if (residual_ && (!info.has_input(3) || info.input_dtype(3) != dtype_)) {
@@ -121,10 +117,7 @@ class ConvKernel final : public CudaKernel {
       lo_ = p.size() >= 1 ? p[0] : -FLT_MAX;
       hi_ = p.size() >= 2 ? p[1] : FLT_MAX;
     } else if (!act.empty()) {
-      {
       status = info.unsupported("fused activation " + act);
-      return;
-    }
     }
   }
 

@@ -42,6 +42,15 @@ const char* dtype_name(int32_t dtype) {
   }
 }
 
+std::string ints_string(const int64_t* v, int64_t n) {
+  std::string s = "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(v[i]);
+  }
+  return s + "]";
+}
+
 std::string TensorRef::describe() const {
   std::string s = std::string(dtype_name(t.dtype)) + "[";
   for (int i = 0; i < t.rank; ++i) s += (i ? "," : "") + (t.dims[i] < 0 ? std::string("?") : std::to_string(t.dims[i]));

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "switchyard/data_type.h"
 #include "switchyard/provider_abi.h"
@@ -63,6 +64,12 @@ inline Status check_launch(const char* kernel_name) { return cuda_status(cudaGet
 // Bytes per element of the types device kernels handle; 0 for others.
 size_t dtype_size(int32_t dtype);
 const char* dtype_name(int32_t dtype);
+
+// "[1,2,3]", for messages about shape and attribute lists.
+std::string ints_string(const int64_t* v, int64_t n);
+inline std::string ints_string(const std::vector<int64_t>& v) {
+  return ints_string(v.data(), static_cast<int64_t>(v.size()));
+}
 
 // A tensor as a kernel sees it: the ABI's sy_tensor plus helpers.
 struct TensorRef {

@@ -90,6 +90,10 @@ class KernelCreateInfo {
   CudaProvider* provider_;
 };
 
+// The most inputs a CUDA kernel takes: create_kernel declines nodes with
+// more, so KernelRunContext and the variadic kernels hold this many.
+inline constexpr int kMaxKernelInputs = 64;
+
 // A kernel's view of one run.
 class KernelRunContext {
  public:
@@ -108,7 +112,7 @@ class KernelRunContext {
   CudaProvider& provider() const { return *provider_; }
 
  private:
-  static constexpr int kMaxInputs = 64;
+  static constexpr int kMaxInputs = kMaxKernelInputs;
   const sy_host_api* host_;
   sy_kernel_context* ctx_;
   CudaProvider* provider_;
@@ -140,9 +144,9 @@ std::unique_ptr<CudaKernel> make_cuda_kernel(const KernelCreateInfo& info, Statu
 }
 
 inline constexpr int kLatest = 1 << 30;
-constexpr uint64_t dtype_bit(DataType t) { return uint64_t{1} << static_cast<int>(t); }
+// Type masks use type_bit from switchyard/data_type.h.
 inline constexpr uint64_t kFloatTypes =
-    dtype_bit(DataType::kFloat) | dtype_bit(DataType::kFloat16) | dtype_bit(DataType::kBfloat16);
+    type_bit(DataType::kFloat) | type_bit(DataType::kFloat16) | type_bit(DataType::kBfloat16);
 
 // One row of the CUDA kernel table.
 struct CudaKernelDef {

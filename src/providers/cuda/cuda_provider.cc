@@ -283,7 +283,8 @@ Status CudaProvider::create_kernel(const sy_node* node, std::unique_ptr<CudaKern
   KernelCreateInfo info(host_, node, this);
   const std::string op = info.op_type(), domain = info.domain();
   const int version = info.since_version();
-  if (info.num_inputs() > 64) return not_implemented("more than 64 inputs");
+  if (info.num_inputs() > kMaxKernelInputs)
+    return not_implemented("more than " + std::to_string(kMaxKernelInputs) + " inputs");
   const CudaKernelDef* found = nullptr;
   std::string versions, type_reason;
   for (const CudaKernelDef& def : cuda_kernel_table()) {

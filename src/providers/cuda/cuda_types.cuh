@@ -50,6 +50,13 @@ bool dispatch_float_type(int32_t dtype, F&& f) {
   }
 }
 
+// A one-dimensional grid-stride loop, in 64-bit indices:
+//   for (int64_t i = thread_index(); i < n; i += grid_stride())
+__device__ __forceinline__ int64_t thread_index() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ int64_t grid_stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
+
 // Shapes passed to kernels by value (fits in a launch's parameter space).
 struct DeviceShape {
   int rank = 0;

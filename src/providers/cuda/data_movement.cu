@@ -22,7 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "providers/cpu/axis.h"
 #include "providers/cuda/cuda_kernel.h"
+#include "providers/cuda/cuda_types.cuh"
 #include "providers/cuda/data_movement_index.cuh"
 
 namespace sy::cuda {
@@ -33,22 +35,13 @@ using namespace datamove;
 // Every element type with a fixed size of 1, 2, 4 or 8 bytes that the
 // provider knows (dtype_size); the kernels only move bytes.
 constexpr uint64_t kMoveTypes =
-    dtype_bit(DataType::kFloat) | dtype_bit(DataType::kUint8) | dtype_bit(DataType::kInt8) |
-    dtype_bit(DataType::kUint16) | dtype_bit(DataType::kInt16) | dtype_bit(DataType::kInt32) |
-    dtype_bit(DataType::kInt64) | dtype_bit(DataType::kBool) | dtype_bit(DataType::kFloat16) |
-    dtype_bit(DataType::kDouble) | dtype_bit(DataType::kUint32) | dtype_bit(DataType::kUint64) |
-    dtype_bit(DataType::kBfloat16);
+    type_bit(DataType::kFloat) | type_bit(DataType::kUint8) | type_bit(DataType::kInt8) |
+    type_bit(DataType::kUint16) | type_bit(DataType::kInt16) | type_bit(DataType::kInt32) |
+    type_bit(DataType::kInt64) | type_bit(DataType::kBool) | type_bit(DataType::kFloat16) |
+    type_bit(DataType::kDouble) | type_bit(DataType::kUint32) | type_bit(DataType::kUint64) |
+    type_bit(DataType::kBfloat16);
 
 constexpr uint64_t kHostInput1 = uint64_t{1} << 1;
-
-std::string ints_string(const int64_t* v, int64_t n) {
-  std::string s = "[";
-  for (int64_t i = 0; i < n; ++i) {
-    if (i > 0) s += ',';
-    s += std::to_string(v[i]);
-  }
-  return s + "]";
-}
 
 // ---- creation checks --------------------------------------------------------------
 
@@ -191,8 +184,7 @@ __global__ void concat_split_kernel(T* whole, PieceGroup g, int64_t outer, int64
   const int j = blockIdx.y;
   T* piece = static_cast<T*>(g.data[j]);
   const int64_t n = outer * g.width[j];
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+  for (int64_t i = thread_index(); i < n; i += grid_stride()) {
     const int64_t w = piece_to_whole(g, j, i, row);
     if constexpr (kSplit) {
       piece[i] = whole[w];
@@ -205,8 +197,7 @@ __global__ void concat_split_kernel(T* whole, PieceGroup g, int64_t outer, int64
 template <typename T, typename Index>
 __global__ void gather_kernel(T* __restrict__ dst, const T* __restrict__ src, const Index* __restrict__ indices,
                               int64_t n, int64_t m, int64_t inner, int64_t dim) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+  for (int64_t i = thread_index(); i < n; i += grid_stride()) {
     const GatherPosition p = gather_position(i, m, inner);
     const int64_t s = gather_source(p, static_cast<int64_t>(indices[p.index]), dim, inner);
     dst[i] = s < 0 ? T{} : src[s];
@@ -215,16 +206,14 @@ __global__ void gather_kernel(T* __restrict__ dst, const T* __restrict__ src, co
 
 template <typename T>
 __global__ void fill_kernel(T* __restrict__ dst, T value, int64_t n) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) dst[i] = value;
+  for (int64_t i = thread_index(); i < n; i += grid_stride()) dst[i] = value;
 }
 
 // Matrices of n x m; k already clamped (clamp_trilu_k).
 template <typename T>
 __global__ void trilu_kernel(T* __restrict__ dst, const T* __restrict__ src, int64_t total, int64_t n, int64_t m,
                              int64_t k, bool upper) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += step) {
+  for (int64_t i = thread_index(); i < total; i += grid_stride()) {
     const int64_t r = i / m;
     const int64_t j = i - r * m;
     dst[i] = trilu_keep(r % n, j, k, upper) ? src[i] : T{};
@@ -308,7 +297,7 @@ class ReshapeKernel final : public DataMovementKernel {
  public:
   ReshapeKernel(const KernelCreateInfo& info, Status& status) : DataMovementKernel(info) {
     allowzero_ = info.since_version() >= 14 && info.attr_int("allowzero", 0) != 0;
-    status = init(info);
+    status = init_data_and_index(info, "shape", false);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -328,11 +317,6 @@ class ReshapeKernel final : public DataMovementKernel {
   }
 
  private:
-  static Status init(const KernelCreateInfo& info) {
-    SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
-    return check_index_type(info, 1, "shape", false);
-  }
-
   bool allowzero_ = false;
 };
 
@@ -548,9 +532,8 @@ class ConcatKernel final : public DataMovementKernel {
     SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, first));
     const int r = first->rank();
     int64_t axis = axis_;
-    if (axis < -r || axis >= r)
+    if (!cpu::normalize_axis(axis, r))
       return fail("axis " + std::to_string(axis_) + " is out of range for input " + first->describe());
-    if (axis < 0) axis += r;
     const int a = static_cast<int>(axis);
     int64_t total = 0;
     for (int j = 0; j < n; ++j) {
@@ -593,12 +576,11 @@ class ConcatKernel final : public DataMovementKernel {
 
  private:
   static constexpr int64_t kNoAxis = INT64_MIN;
-  static constexpr int kMaxInputs = 64;  // KernelRunContext's limit
 
   Status init(const KernelCreateInfo& info) const {
     if (axis_ == kNoAxis) return info.error("attribute 'axis' is required");
     SY_CUDA_RETURN_IF_ERROR(check_axis_sign(info, axis_));
-    if (info.num_inputs() > kMaxInputs) return info.unsupported("more than " + std::to_string(kMaxInputs) + " inputs");
+    // More than kMaxKernelInputs inputs: create_kernel declines the node first.
     for (int i = 0; i < info.num_inputs(); ++i) SY_CUDA_RETURN_IF_ERROR(check_data_input(info, i));
     return ok_status();
   }
@@ -624,8 +606,8 @@ class SplitKernel final : public DataMovementKernel {
     SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
     const int r = in->rank();
     int64_t axis = axis_;
-    if (axis < -r || axis >= r) return fail("axis " + std::to_string(axis_) + " is out of range for input " + in->describe());
-    if (axis < 0) axis += r;
+    if (!cpu::normalize_axis(axis, r))
+      return fail("axis " + std::to_string(axis_) + " is out of range for input " + in->describe());
     const int a = static_cast<int>(axis);
     const int64_t dim = in->dim(a);
     const int n = ctx.num_outputs();
@@ -763,9 +745,8 @@ class SliceKernel final : public DataMovementKernel {
       const auto ui = static_cast<size_t>(i);
       const int64_t given = has_axes ? (from_inputs_ ? host_int(*axes, i) : axes_[ui]) : i;
       int64_t axis = given;
-      if (axis < -r || axis >= r)
+      if (!cpu::normalize_axis(axis, r))
         return fail("axis " + std::to_string(given) + " is out of range for input " + in->describe());
-      if (axis < 0) axis += r;
       if (seen & (1u << axis)) return fail("axis " + std::to_string(given) + " is repeated");
       seen |= 1u << axis;
       const int64_t start = from_inputs_ ? host_int(*starts, i) : starts_[ui];
@@ -827,8 +808,8 @@ class GatherKernel final : public DataMovementKernel {
     const int r = data->rank();
     const int q = indices->rank();
     int64_t axis = axis_;
-    if (axis < -r || axis >= r) return fail("axis " + std::to_string(axis_) + " is out of range for data " + data->describe());
-    if (axis < 0) axis += r;
+    if (!cpu::normalize_axis(axis, r))
+      return fail("axis " + std::to_string(axis_) + " is out of range for data " + data->describe());
     const int a = static_cast<int>(axis);
     if (r - 1 + q > kMaxRank)
       return fail("the output rank " + std::to_string(r - 1 + q) + " is above " + std::to_string(kMaxRank));
@@ -1042,7 +1023,7 @@ const CudaKernelDef kDataMovementDefs[] = {
     {"", "Gather", 1, kLatest, 0, kMoveTypes, 0, &make_cuda_kernel<GatherKernel>},
     {"", "Expand", 8, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<ExpandKernel>},
     // Input 0 is the shape; the output type comes from the 'value' attribute.
-    {"", "ConstantOfShape", 9, kLatest, 0, dtype_bit(DataType::kInt64), 1, &make_cuda_kernel<ConstantOfShapeKernel>},
+    {"", "ConstantOfShape", 9, kLatest, 0, type_bit(DataType::kInt64), 1, &make_cuda_kernel<ConstantOfShapeKernel>},
     {"", "Trilu", 14, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<TriluKernel>},
     {"", "Tile", 6, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<TileKernel>},
 };

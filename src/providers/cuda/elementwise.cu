@@ -36,24 +36,21 @@ namespace {
 template <typename... Ts>
 struct TypeList {};
 
+// The core's DataTypeOf, plus CUDA's own 16-bit float types.
 template <typename T>
-struct DeviceTypeOf;
-// clang-format off
-template <> struct DeviceTypeOf<float> { static constexpr DataType value = DataType::kFloat; };
-template <> struct DeviceTypeOf<__half> { static constexpr DataType value = DataType::kFloat16; };
-template <> struct DeviceTypeOf<__nv_bfloat16> { static constexpr DataType value = DataType::kBfloat16; };
-template <> struct DeviceTypeOf<double> { static constexpr DataType value = DataType::kDouble; };
-template <> struct DeviceTypeOf<int8_t> { static constexpr DataType value = DataType::kInt8; };
-template <> struct DeviceTypeOf<uint8_t> { static constexpr DataType value = DataType::kUint8; };
-template <> struct DeviceTypeOf<int16_t> { static constexpr DataType value = DataType::kInt16; };
-template <> struct DeviceTypeOf<int32_t> { static constexpr DataType value = DataType::kInt32; };
-template <> struct DeviceTypeOf<int64_t> { static constexpr DataType value = DataType::kInt64; };
-template <> struct DeviceTypeOf<bool> { static constexpr DataType value = DataType::kBool; };
-// clang-format on
+struct DeviceTypeOf : DataTypeOf<T> {};
+template <>
+struct DeviceTypeOf<__half> {
+  static constexpr DataType value = DataType::kFloat16;
+};
+template <>
+struct DeviceTypeOf<__nv_bfloat16> {
+  static constexpr DataType value = DataType::kBfloat16;
+};
 
 template <typename... Ts>
 constexpr uint64_t type_mask(TypeList<Ts...> /*types*/) {
-  return (dtype_bit(DeviceTypeOf<Ts>::value) | ... | uint64_t{0});
+  return (type_bit(DeviceTypeOf<Ts>::value) | ... | uint64_t{0});
 }
 
 template <typename List>
@@ -118,11 +115,22 @@ std::string type_error(const std::string& node, int input, int32_t dtype) {
   return node + ": input " + std::to_string(input) + " has unsupported type " + dtype_name(dtype);
 }
 
-// The device types of the threads of a grid-stride loop.
-__device__ __forceinline__ int64_t thread_index() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+// Creation checks shared by the kernels: inputs 0..count-1 of one type
+// when `same_type` (known types only), and that type in Types.
+template <typename Types>
+Status check_input_types(const KernelCreateInfo& info, int count, bool same_type) {
+  const int32_t t0 = info.input_dtype(0);
+  if (t0 != 0 && !in_list<Types>(t0))
+    return info.unsupported(std::string("input type ") + dtype_name(t0) + " is not handled on CUDA");
+  if (!same_type) return ok_status();
+  for (int i = 1; i < count; ++i) {
+    const int32_t ti = info.input_dtype(i);
+    if (t0 != 0 && ti != 0 && ti != t0)
+      return info.error(std::string("input ") + std::to_string(i) + " has type " + dtype_name(ti) + ", expected " +
+                        dtype_name(t0) + " (the type of input 0)");
+  }
+  return ok_status();
 }
-__device__ __forceinline__ int64_t grid_stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
 
 // Integer arithmetic that wraps instead of overflowing (signed overflow is
 // undefined in C++; the CPU kernels wrap too).
@@ -293,12 +301,8 @@ template <typename Op, typename Types>
 class UnaryKernel final : public CudaKernel {
  public:
   UnaryKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
-    const int32_t dtype = info.input_dtype(0);
-    if (dtype != 0 && !in_list<Types>(dtype)) {
-      status = info.unsupported(std::string("input type ") + dtype_name(dtype) + " is not handled on CUDA");
-      return;
-    }
-    op_ = make_op<Op>(info, status);
+    status = check_input_types<Types>(info, 1, false);
+    if (status.ok()) op_ = make_op<Op>(info, status);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -349,11 +353,9 @@ bool host_float_value(const TensorRef& t, float& value) {
 class ClipKernel final : public CudaKernel {
  public:
   ClipKernel(const KernelCreateInfo& info, Status& status) : node_(info.describe()) {
+    status = check_input_types<FloatTypes>(info, 1, false);
+    if (!status.ok()) return;
     const int32_t dtype = info.input_dtype(0);
-    if (dtype != 0 && !in_list<FloatTypes>(dtype)) {
-      status = info.unsupported(std::string("input type ") + dtype_name(dtype) + " is not handled on CUDA");
-      return;
-    }
     if (info.since_version() < 11) {
       // The attributes' defaults are float's lowest and max, so -inf and inf
       // are clipped to them (unlike the inputs' defaults below).
@@ -508,12 +510,6 @@ BroadcastShape binary_shape(int rank_a, const int64_t* dims_a, int rank_b, const
   return s;
 }
 
-int64_t element_count(int rank, const int64_t* dims) {
-  int64_t n = 1;
-  for (int d = 0; d < rank; ++d) n *= dims[d];
-  return n;
-}
-
 // ---- binary ops -------------------------------------------------------------------
 // Compute values in, a compute value (or bool) out.
 
@@ -637,23 +633,6 @@ struct PowOp {
   }
 };
 
-// Creation checks shared by the two-input kernels: inputs 0..count-1 of one
-// type when `same_type` (known types only), and that type in Types.
-template <typename Types>
-Status check_input_types(const KernelCreateInfo& info, int count, bool same_type) {
-  const int32_t t0 = info.input_dtype(0);
-  if (t0 != 0 && !in_list<Types>(t0))
-    return info.unsupported(std::string("input type ") + dtype_name(t0) + " is not handled on CUDA");
-  if (!same_type) return ok_status();
-  for (int i = 1; i < count; ++i) {
-    const int32_t ti = info.input_dtype(i);
-    if (t0 != 0 && ti != 0 && ti != t0)
-      return info.error(std::string("input ") + std::to_string(i) + " has type " + dtype_name(ti) + ", expected " +
-                        dtype_name(t0) + " (the type of input 0)");
-  }
-  return ok_status();
-}
-
 // Two inputs of one type T (in Types); output T, or bool when kBoolOut.
 template <typename Op, typename Types, bool kBoolOut>
 class BinaryKernel final : public CudaKernel {
@@ -677,7 +656,7 @@ class BinaryKernel final : public CudaKernel {
     TensorRef y;
     const int32_t out_type = kBoolOut ? static_cast<int32_t>(DataType::kBool) : a->t.dtype;
     SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, out_type, out_rank, out_dims, y));
-    const int64_t n = element_count(out_rank, out_dims);
+    const int64_t n = y.num_elements();
     if (n == 0) return ok_status();
     const BroadcastShape s = binary_shape(a->rank(), a->dims(), b->rank(), b->dims(), out_rank, out_dims);
     visit_type(Types{}, a->t.dtype, [&]<typename T>() {
@@ -714,7 +693,7 @@ class PowKernel final : public CudaKernel {
     SY_CUDA_RETURN_IF_ERROR(broadcast_output(node_, inputs, 2, out_rank, out_dims));
     TensorRef y;
     SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, a->t.dtype, out_rank, out_dims, y));
-    const int64_t n = element_count(out_rank, out_dims);
+    const int64_t n = y.num_elements();
     if (n == 0) return ok_status();
     const BroadcastShape s = binary_shape(a->rank(), a->dims(), b->rank(), b->dims(), out_rank, out_dims);
     visit_type(FloatTypes{}, a->t.dtype, [&]<typename T>() {
@@ -746,7 +725,7 @@ class VariadicKernel final : public CudaKernel {
   Status run(KernelRunContext& ctx) const override {
     const int count = ctx.num_inputs();
     if (count < 1) return runtime_error(node_ + ": needs at least one input");
-    const TensorRef* inputs[64] = {};  // KernelRunContext holds at most 64
+    const TensorRef* inputs[kMaxKernelInputs] = {};
     for (int k = 0; k < count; ++k) {
       inputs[k] = ctx.input(k);
       if (inputs[k] == nullptr) return runtime_error(node_ + ": input " + std::to_string(k) + " is missing");
@@ -761,7 +740,7 @@ class VariadicKernel final : public CudaKernel {
     SY_CUDA_RETURN_IF_ERROR(broadcast_output(node_, inputs, count, out_rank, out_dims));
     TensorRef y;
     SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype, out_rank, out_dims, y));
-    const int64_t n = element_count(out_rank, out_dims);
+    const int64_t n = y.num_elements();
     if (n == 0) return ok_status();
     const TensorRef* second = count > 1 ? inputs[1] : inputs[0];
     const BroadcastShape first =
@@ -856,7 +835,7 @@ class WhereKernel final : public CudaKernel {
     SY_CUDA_RETURN_IF_ERROR(broadcast_output(node_, inputs, 3, out_rank, out_dims));
     TensorRef out;
     SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype, out_rank, out_dims, out));
-    const int64_t n = element_count(out_rank, out_dims);
+    const int64_t n = out.num_elements();
     if (n == 0) return ok_status();
     const int ranks[3] = {inputs[0]->rank(), inputs[1]->rank(), inputs[2]->rank()};
     const int64_t* dims[3] = {inputs[0]->dims(), inputs[1]->dims(), inputs[2]->dims()};

@@ -136,8 +136,7 @@ class MatMulKernel final : public CudaKernel {
 template <typename T>
 __global__ void broadcast_c_kernel(T* y, const T* c, int64_t m, int64_t n, int64_t c_rows, int64_t c_cols) {
   const int64_t total = m * n;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t i = thread_index(); i < total; i += grid_stride()) {
     const int64_t r = i / n, col = i % n;
     y[i] = c[(c_rows == 1 ? 0 : r) * c_cols + (c_cols == 1 ? 0 : col)];
   }

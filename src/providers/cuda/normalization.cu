@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "providers/cpu/axis.h"
 #include "providers/cuda/cuda_kernel.h"
 #include "providers/cuda/cuda_types.cuh"
 #include "providers/cuda/normpool_index.cuh"
@@ -20,6 +21,7 @@
 namespace sy::cuda {
 namespace {
 
+using normpool::AddF;
 using normpool::group_allreduce;
 using normpool::MaxSum;
 using normpool::RowGroup;
@@ -49,9 +51,6 @@ RowLaunch row_launch(int64_t rows, int64_t n) {
   return l;
 }
 
-struct AddF {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
 struct CombineMaxSum {
   __device__ MaxSum operator()(MaxSum a, MaxSum b) const { return normpool::max_sum_combine(a, b); }
 };
@@ -86,8 +85,7 @@ constexpr int64_t kThreadRowMax = 16;
 template <typename T, bool kLog>
 __global__ void softmax_columns_kernel(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
   const int64_t total = outer * inner;
-  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < total;
-       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t t = thread_index(); t < total; t += grid_stride()) {
     const int64_t base = (t / inner) * n * inner + t % inner;
     MaxSum ms = normpool::max_sum_empty();
     for (int64_t a = 0; a < n; ++a) ms = normpool::max_sum_add(ms, to_float(x[base + a * inner]));
@@ -268,9 +266,8 @@ class LayerNormKernel final : public CudaKernel {
     if (x == nullptr || scale == nullptr) return invalid_argument(name_ + ": inputs X and Scale are required");
     const int rank = x->rank();
     int64_t axis = axis_;
-    if (axis < -rank || axis >= rank)
+    if (!cpu::normalize_axis(axis, rank))
       return invalid_argument(name_ + ": axis " + std::to_string(axis_) + " is out of range for X " + x->describe());
-    if (axis < 0) axis += rank;
     int64_t rows = 1, n = 1;
     for (int d = 0; d < rank; ++d) (d < axis ? rows : n) *= x->dim(d);
     for (const TensorRef* p : {scale, bias}) {
@@ -392,8 +389,7 @@ struct Param {
 template <typename T>
 __global__ void batch_norm_kernel(const T* x, T* y, int64_t total, int64_t spatial, int64_t channels, Param scale,
                                   Param bias, Param mean, Param var, float epsilon) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t i = thread_index(); i < total; i += grid_stride()) {
     const int64_t c = (i / spatial) % channels;
     const float m = scale[c] / sqrtf(var[c] + epsilon);
     const float o = bias[c] - mean[c] * m;

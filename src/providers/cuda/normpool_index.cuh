@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "providers/cpu/axis.h"  // header-only: normalize_axis
 #include "switchyard/provider_abi.h"
 
 namespace sy::cuda::normpool {
@@ -32,8 +33,7 @@ inline bool axis_layout(int rank, const int64_t* dims, int64_t axis, bool flatte
     outer = n = inner = 1;
     return axis == 0 || axis == -1;
   }
-  if (axis < -rank || axis >= rank) return false;
-  if (axis < 0) axis += rank;
+  if (!cpu::normalize_axis(axis, rank)) return false;
   outer = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
   n = 1;
@@ -396,6 +396,18 @@ __device__ inline MaxSum shfl_xor(MaxSum v, int mask) { return {shfl_xor(v.m, ma
 __device__ inline ArgCandidate shfl_xor(ArgCandidate v, int mask) {
   return {shfl_xor(v.v, mask), static_cast<int64_t>(__shfl_xor_sync(0xffffffffu, static_cast<long long>(v.i), mask))};
 }
+
+// Combiners shared by the kernels' loops and group_allreduce. NaN wins in
+// nan_max and nan_min (numpy's maximum / minimum), as in ReduceMax and the
+// CPU provider.
+__device__ inline float nan_max(float a, float v) { return (v != v || v > a) ? v : a; }
+__device__ inline float nan_min(float a, float v) { return (v != v || v < a) ? v : a; }
+struct AddF {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct NanMaxF {
+  __device__ float operator()(float a, float b) const { return nan_max(a, b); }
+};
 
 template <typename V, typename Op>
 __device__ inline V warp_allreduce(V v, const Op& op) {

@@ -21,21 +21,14 @@
 namespace sy::cuda {
 namespace {
 
+using normpool::AddF;
 using normpool::AutoPad;
 using normpool::group_allreduce;
 using normpool::kMaxPoolDims;
+using normpool::NanMaxF;
 using normpool::PoolAttrs;
 using normpool::PoolGeometry;
 using normpool::RowGroup;
-
-std::string ints_string(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) s += ',';
-    s += std::to_string(v[i]);
-  }
-  return s + "]";
-}
 
 // The lowest finite value of T, as float: what MaxPool writes for a window
 // that lies entirely in the padding (the CPU provider writes lowest()).
@@ -65,8 +58,7 @@ __global__ void pool_kernel(const T* x, T* y, int64_t* indices, PoolGeometry g, 
   const int64_t out_size = g.out_size();
   const int64_t in_size = g.in_size();
   const int64_t total = planes * out_size;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t i = thread_index(); i < total; i += grid_stride()) {
     const int64_t plane = i / out_size;
     int64_t index = 0;
     const float v = normpool::pool_window<kMax>(g, i % out_size, PlaneLoad<T>{x + plane * in_size}, count_include_pad,
@@ -184,14 +176,6 @@ class PoolKernel final : public CudaKernel {
 };
 
 // ---- GlobalAveragePool / GlobalMaxPool -------------------------------------------------------
-
-struct AddF {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
-// NaN propagates, as in ReduceMax.
-struct NanMaxF {
-  __device__ float operator()(float a, float b) const { return (b != b || b > a) ? b : a; }
-};
 
 template <typename T, bool kMax, bool kBlock>
 __global__ void global_pool_kernel(const T* x, T* y, int64_t planes, int64_t n) {

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "providers/cpu/axis.h"
 #include "providers/cuda/cuda_kernel.h"
 #include "providers/cuda/cuda_types.cuh"
 #include "providers/cuda/normpool_index.cuh"
@@ -30,6 +31,8 @@ namespace {
 
 using normpool::ArgCandidate;
 using normpool::group_allreduce;
+using normpool::nan_max;
+using normpool::nan_min;
 using normpool::ReducePlan;
 using normpool::RowGroup;
 
@@ -37,10 +40,7 @@ using normpool::RowGroup;
 // init: the identity; step(acc, v, shift): fold in one element; combine:
 // merge partial accumulators; finish(acc, count, shift): the result. shift
 // is the output's max (LogSumExp only). NaN propagates through max and min,
-// as in numpy and the CPU provider.
-
-__device__ inline float nan_max(float a, float v) { return (v != v || v > a) ? v : a; }
-__device__ inline float nan_min(float a, float v) { return (v != v || v < a) ? v : a; }
+// as in numpy and the CPU provider (normpool::nan_max, nan_min).
 
 struct SumOp {
   static constexpr bool kNeedsMax = false;
@@ -136,8 +136,7 @@ __global__ void reduce_block_kernel(const T* x, T* y, float* partial, ReducePlan
 // Combines each output's `splits` partial accumulators.
 template <typename Op, typename T>
 __global__ void reduce_partials_kernel(const float* partial, T* y, int64_t out_count, int64_t splits, int64_t n) {
-  for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < out_count;
-       o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t o = thread_index(); o < out_count; o += grid_stride()) {
     float acc = partial[o * splits];
     for (int64_t s = 1; s < splits; ++s) acc = Op::combine(acc, partial[o * splits + s]);
     y[o] = from_float<T>(Op::finish(acc, n, 0.0f));
@@ -148,8 +147,7 @@ __global__ void reduce_partials_kernel(const float* partial, T* y, int64_t out_c
 // the op's identity, finished) and for reducing only size-1 dims.
 template <typename Op, typename T>
 __global__ void reduce_thread_kernel(const T* x, T* y, ReducePlan p) {
-  for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < p.out_count;
-       o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t o = thread_index(); o < p.out_count; o += grid_stride()) {
     const T* xo = x + normpool::kept_offset(p, o);
     float shift = 0.0f;
     if (Op::kNeedsMax) {
@@ -207,18 +205,16 @@ Status launch_reduce(KernelRunContext& ctx, const T* x, T* y, const ReducePlan& 
 
 // ---- Reduce* ------------------------------------------------------------------------------
 
-// The ops whose axes moved from an attribute to input 1: ReduceSum at
-// opset 13, the others at 18.
-template <typename Op>
+// kAxesFromInput: the axes are input 1 (ReduceSum from opset 13, the others
+// from 18, as the table's rows say), else the attribute.
+template <typename Op, bool kAxesFromInput>
 class ReduceKernel final : public CudaKernel {
  public:
   ReduceKernel(const KernelCreateInfo& info, Status& /*status*/) {
     name_ = info.describe();
     keepdims_ = info.attr_int("keepdims", 1) != 0;
     noop_with_empty_axes_ = info.attr_int("noop_with_empty_axes", 0) != 0;
-    const int axes_input_since = info.op_type() == "ReduceSum" ? 13 : 18;
-    axes_from_input_ = info.since_version() >= axes_input_since;
-    if (!axes_from_input_) axes_ = info.attr_ints("axes");
+    if (!kAxesFromInput) axes_ = info.attr_ints("axes");
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -228,7 +224,7 @@ class ReduceKernel final : public CudaKernel {
     // The axes: the attribute, or input 1 (host memory).
     const int64_t* axes = axes_.data();
     int64_t count = static_cast<int64_t>(axes_.size());
-    if (axes_from_input_) {
+    if (kAxesFromInput) {
       count = 0;
       if (const TensorRef* t = ctx.input(1)) {
         if (t->dtype() != DataType::kInt64)
@@ -241,10 +237,9 @@ class ReduceKernel final : public CudaKernel {
     bool reduced[SY_MAX_RANK] = {};
     for (int64_t i = 0; i < count; ++i) {
       int64_t a = axes[i];
-      if (a < -rank || a >= rank)
+      if (!cpu::normalize_axis(a, rank))
         return invalid_argument(name_ + ": axis " + std::to_string(axes[i]) + " is out of range for input " +
                                 x->describe());
-      if (a < 0) a += rank;
       if (reduced[a]) return invalid_argument(name_ + ": axis " + std::to_string(axes[i]) + " is given twice");
       reduced[a] = true;
     }
@@ -278,7 +273,6 @@ class ReduceKernel final : public CudaKernel {
   std::string name_;
   bool keepdims_ = true;
   bool noop_with_empty_axes_ = false;
-  bool axes_from_input_ = false;
   std::vector<int64_t> axes_;
 };
 
@@ -306,8 +300,7 @@ template <typename T>
 __global__ void arg_columns_kernel(const T* x, int64_t* y, int64_t outer, int64_t n, int64_t inner, bool is_max,
                                    bool last) {
   const int64_t total = outer * inner;
-  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < total;
-       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t t = thread_index(); t < total; t += grid_stride()) {
     const T* base = x + (t / inner) * n * inner + t % inner;
     ArgCandidate best{to_float(base[0]), 0};
     for (int64_t a = 1; a < n; ++a)
@@ -331,10 +324,9 @@ class ArgKernel final : public CudaKernel {
     if (x == nullptr) return invalid_argument(name_ + ": input 0 is missing");
     const int rank = x->rank();
     int64_t axis = axis_;
-    if (axis < -rank || axis >= rank)
+    if (!cpu::normalize_axis(axis, rank))
       return invalid_argument(name_ + ": axis " + std::to_string(axis_) + " is out of range for input " +
                               x->describe());
-    if (axis < 0) axis += rank;
     int64_t outer = 1, n = 1, inner = 1;
     static_cast<void>(normpool::axis_layout(rank, x->dims(), axis, false, outer, n, inner));
     if (n == 0)
@@ -384,15 +376,15 @@ class ArgKernel final : public CudaKernel {
 
 constexpr uint64_t kAxesInput = uint64_t{1} << 1;
 
-// Before its axes-as-input version an op reads the attribute; the kernel
-// checks the version, the row says which input lives on the host.
+// Before its axes-as-input version an op reads the attribute; from it,
+// input 1 lives on the host.
 template <typename Op>
 constexpr CudaKernelDef attr_row(const char* op, int end) {
-  return {"", op, 1, end, 0, kFloatTypes, 0, &make_cuda_kernel<ReduceKernel<Op>>};
+  return {"", op, 1, end, 0, kFloatTypes, 0, &make_cuda_kernel<ReduceKernel<Op, false>>};
 }
 template <typename Op>
 constexpr CudaKernelDef input_row(const char* op, int since) {
-  return {"", op, since, kLatest, 0, kFloatTypes, kAxesInput, &make_cuda_kernel<ReduceKernel<Op>>};
+  return {"", op, since, kLatest, 0, kFloatTypes, kAxesInput, &make_cuda_kernel<ReduceKernel<Op, true>>};
 }
 
 constexpr CudaKernelDef kReductionDefs[] = {
