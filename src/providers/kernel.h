@@ -42,8 +42,10 @@ class KernelContext {
     return not_implemented(node_->describe() + ": this context cannot take output " + std::to_string(i) + " by value");
   }
   // Temporary memory (64-byte aligned) valid until run() returns; one region
-  // per kernel call, reused across runs.
+  // per kernel call, reused across runs. Kernels that carve it into pieces
+  // round each piece with scratch_align() so every piece stays aligned.
   virtual Result<void*> scratch(size_t bytes) = 0;
+  static constexpr size_t scratch_align(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
   ThreadPool& thread_pool() const { return *pool_; }
   const Node& node() const { return *node_; }

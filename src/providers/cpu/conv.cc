@@ -204,7 +204,7 @@ class ConvKernel final : public Kernel {
     // Workspace for the chunk widths used (the GEMM's plan depends on N).
     const size_t gemm_ws = std::max({sgemm_workspace_size(mg, chunk, K, &pool),
                                      sgemm_workspace_size(mg, last_chunk, K, &pool), size_t{64}});
-    const size_t col_bytes = pointwise ? 0 : (static_cast<size_t>(K * chunk) * sizeof(float) + 63) / 64 * 64;
+    const size_t col_bytes = pointwise ? 0 : KernelContext::scratch_align(static_cast<size_t>(K * chunk) * sizeof(float));
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + gemm_ws));
     float* col = static_cast<float*>(scratch);
     void* ws_gemm = static_cast<char*>(scratch) + col_bytes;
@@ -272,8 +272,8 @@ class ConvKernel final : public Kernel {
                         const WindowGeometry& g, bool pointwise, GemmEpilogue ep) const {
     ThreadPool& pool = ctx.thread_pool();
     const int64_t in_size = g.in_size(), out_size = g.out_size();
-    const size_t col_bytes = pointwise ? 0 : (static_cast<size_t>(K * out_size) * sizeof(float) + 63) / 64 * 64;
-    const size_t yt_bytes = (static_cast<size_t>(out_size * M) * sizeof(float) + 63) / 64 * 64;
+    const size_t col_bytes = pointwise ? 0 : KernelContext::scratch_align(static_cast<size_t>(K * out_size) * sizeof(float));
+    const size_t yt_bytes = KernelContext::scratch_align(static_cast<size_t>(out_size * M) * sizeof(float));
     const size_t gemm_ws = std::max(sgemm_workspace_size(out_size, M, K, &pool), size_t{64});
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + yt_bytes + gemm_ws));
     float* col = static_cast<float*>(scratch);

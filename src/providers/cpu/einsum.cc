@@ -97,7 +97,7 @@ int64_t elements_of(const Operand& op) {
   return n;
 }
 
-size_t align64(size_t n) { return (n + 63) / 64 * 64; }
+constexpr auto align64 = KernelContext::scratch_align;
 
 // The label order an operand is copied into when it cannot be used in
 // place: groups of labels, each dim taken from the operand, or for

@@ -86,7 +86,7 @@ class DetKernel final : public Kernel {
     // One task per thread, each with its own copy of a matrix.
     const int64_t work = std::max<int64_t>(1, n * n * n);
     const int64_t tasks = std::clamp<int64_t>(batch * work / (1 << 15), 1, std::min<int64_t>(pool.num_threads(), batch));
-    const size_t per_task = (static_cast<size_t>(n * n) * sizeof(double) + 63) / 64 * 64;
+    const size_t per_task = KernelContext::scratch_align(static_cast<size_t>(n * n) * sizeof(double));
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(std::max<size_t>(64, per_task * static_cast<size_t>(tasks))));
     auto body = [&](int64_t t) {
       auto* a = reinterpret_cast<double*>(static_cast<char*>(scratch) + per_task * static_cast<size_t>(t));

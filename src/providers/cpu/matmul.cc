@@ -138,7 +138,7 @@ class MatMulKernel final : public Kernel {
     const int threads = pool.num_threads();
     const int64_t tasks = std::min<int64_t>(threads, d.batch_count);
     if (tasks > 1) {
-      const size_t per_task = (sgemm_workspace_size(d.M, d.N, d.K, nullptr) + 63) / 64 * 64;
+      const size_t per_task = KernelContext::scratch_align(sgemm_workspace_size(d.M, d.N, d.K, nullptr));
       SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, per_task * static_cast<size_t>(tasks))));
       pool.parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
         for (int64_t t = begin; t < end; ++t) {

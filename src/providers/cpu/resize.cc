@@ -234,7 +234,7 @@ void encode_fill(DataType dtype, float v, unsigned char* bytes) {
   }
 }
 
-size_t align64(size_t n) { return (n + 63) / 64 * 64; }
+constexpr auto align64 = KernelContext::scratch_align;
 
 // A 1-D float / double / float16 / int tensor's element i as double.
 double number_at(const Tensor& t, int64_t i) {

@@ -159,7 +159,7 @@ struct GateGroup {
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 int64_t ceil_div(int64_t x, int64_t m) { return (x + m - 1) / m; }
 // Scratch regions start 64-byte aligned.
-size_t align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+constexpr auto align64 = KernelContext::scratch_align;
 
 // Everything one direction's steps read and write, for the per-chunk work.
 struct DirectionState {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "providers/cpu/conv/winograd_transforms.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {
@@ -13,7 +14,7 @@ constexpr int64_t kPatch = 6;  // inputs per tile side
 constexpr int64_t kPoints = kPatch * kPatch;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-size_t align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+constexpr auto align64 = KernelContext::scratch_align;
 
 // G g for one 3-vector (weight transform), in double: done once.
 inline void weight_1d(const double g[3], double u[6]) {
