@@ -1,9 +1,11 @@
 #include "testing/node_test.h"
 
+#include "model/loader.h"
 #include "model/resolve.h"
 #include "providers/cpu/cpu_provider.h"
 #include "providers/kernel.h"
 #include "providers/owning_kernel_context.h"
+#include "testing/model_builder.h"
 
 namespace sy::testing {
 
@@ -203,6 +205,16 @@ void expect_tensor_eq(const Tensor& actual, const Tensor& expected) {
     return;
   }
   EXPECT_EQ(0, std::memcmp(actual.raw_data(), expected.raw_data(), actual.byte_size())) << "tensor bytes differ";
+}
+
+Graph load_resolved(const ModelBuilder& b) {
+  const std::string bytes = b.build();
+  auto model = load_model_from_bytes(bytes.data(), bytes.size());
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  if (!model.ok()) return Graph();
+  Status st = resolve(*model->graph);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  return std::move(*model->graph);
 }
 
 }  // namespace sy::testing

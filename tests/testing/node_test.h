@@ -88,4 +88,10 @@ class NodeTest {
 void expect_tensor_near(const Tensor& actual, const Tensor& expected, double rtol = 1e-5, double atol = 1e-6);
 void expect_tensor_eq(const Tensor& actual, const Tensor& expected);
 
+class ModelBuilder;
+// The model's graph, loaded and resolved (ops bound to their schemas) as a
+// session would before optimizing; a failure is a test failure and gives an
+// empty graph.
+Graph load_resolved(const ModelBuilder& b);
+
 }  // namespace sy::testing

@@ -20,16 +20,6 @@
 
 namespace sy::testing {
 
-inline Graph load_resolved(const ModelBuilder& b) {
-  const std::string bytes = b.build();
-  auto model = load_model_from_bytes(bytes.data(), bytes.size());
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  if (!model.ok()) return Graph();
-  Status st = resolve(*model->graph);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return std::move(*model->graph);
-}
-
 inline std::vector<std::string> remaining_ops(const Graph& g) {
   std::vector<std::string> ops;
   for (const Node& n : g.nodes)

@@ -23,16 +23,6 @@ namespace {
 
 // ---- helpers ----------------------------------------------------------------
 
-Graph load_graph(const ModelBuilder& b) {
-  const std::string bytes = b.build();
-  auto model = load_model_from_bytes(bytes.data(), bytes.size());
-  EXPECT_TRUE(model.ok()) << model.status().to_string();
-  if (!model.ok()) return Graph();
-  Status st = resolve(*model->graph);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return std::move(*model->graph);
-}
-
 NodeId node_named(const Graph& g, const std::string& name) {
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (!g.nodes[i].removed && g.nodes[i].name == name) return static_cast<NodeId>(i);
@@ -101,7 +91,7 @@ TEST(TestProviderTest, KernelsRejectHostMemory) {
   b.node("Relu", {"x"}, {"y"}, {}, "relu");
   b.node("Shape", {"y"}, {"s"}, {}, "shape");
   b.output("s", DataType::kInt64, {1});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   TestProvider test({"Relu"});
   const NodeId ids[] = {node_named(g, "relu"), node_named(g, "shape")};
   std::vector<NodeClaim> claims = test.claim(g, ids);
@@ -141,7 +131,7 @@ TEST(TestProviderTest, KernelsRejectHostMemory) {
 }
 
 TEST(TestProviderTest, DeclinesConfiguredDtype) {
-  Graph g = load_graph(add_relu_shape_mul());
+  Graph g = load_resolved(add_relu_shape_mul());
   TestProvider test({"Add", "Mul"}, DataType::kInt64);
   const NodeId ids[] = {node_named(g, "add"), node_named(g, "mul")};
   std::vector<NodeClaim> claims = test.claim(g, ids);
@@ -224,7 +214,7 @@ TEST(PartitionerTest, HandBuiltGraphFallsThroughAndGroups) {
 // ---- through the loader ---------------------------------------------------------
 
 TEST(PartitionerTest, AddReluShapeMulMakesThreePartitions) {
-  Graph g = load_graph(add_relu_shape_mul());
+  Graph g = load_resolved(add_relu_shape_mul());
   TestProvider test;
   cpu::CpuProvider cpu;
   ExecutionProvider* chain[] = {&test, &cpu};
@@ -240,7 +230,7 @@ TEST(PartitionerTest, AddReluShapeMulMakesThreePartitions) {
 }
 
 TEST(PartitionerTest, DeclinedDtypeFallsThroughWithReason) {
-  Graph g = load_graph(add_relu_shape_mul());
+  Graph g = load_resolved(add_relu_shape_mul());
   TestProvider test({"Add", "Mul", "Relu", "MatMul"}, DataType::kInt64);
   cpu::CpuProvider cpu;
   ExecutionProvider* chain[] = {&test, &cpu};
@@ -263,7 +253,7 @@ TEST(PartitionerTest, ValueReadByTwoDeviceNodesIsCopiedOnce) {
   b.node("Mul", {"x", "r"}, {"m"}, {}, "mul");
   b.node("Add", {"m", "x"}, {"y"}, {}, "add");
   b.output("y", DataType::kFloat, {4});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   TestProvider test;
   cpu::CpuProvider cpu;
   ExecutionProvider* chain[] = {&test, &cpu};
@@ -283,7 +273,7 @@ TEST(PartitionerTest, OutputAlsoReadOnHostIsCopiedOnceAndKeepsItsName) {
   b.node("Shape", {"r"}, {"s"}, {}, "shape");
   b.output("r", DataType::kFloat, {2, 2});
   b.output("s", DataType::kInt64, {2});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   TestProvider test;
   cpu::CpuProvider cpu;
   ExecutionProvider* chain[] = {&test, &cpu};
@@ -303,7 +293,7 @@ TEST(PartitionerTest, DeviceToDeviceGoesThroughHost) {
   b.node("Relu", {"x"}, {"r"}, {}, "relu");
   b.node("Add", {"r", "r"}, {"y"}, {}, "add");
   b.output("y", DataType::kFloat, {3});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   TestProvider sim0({"Relu"}, DataType::kUndefined, 0);
   TestProvider sim1({"Add"}, DataType::kUndefined, 1);
   cpu::CpuProvider cpu;
@@ -325,7 +315,7 @@ TEST(PartitionerTest, NoProviderCanRunANodeNamesNodeAndEveryReason) {
   b.node("Relu", {"x"}, {"r"}, {}, "relu");
   b.node("Shape", {"r"}, {"s"}, {}, "the_shape");
   b.output("s", DataType::kInt64, {1});
-  Graph g = load_graph(b);
+  Graph g = load_resolved(b);
   TestProvider first({"Relu"});
   TestProvider second({"Add"}, DataType::kUndefined, 1);
   ExecutionProvider* chain[] = {&first, &second};
