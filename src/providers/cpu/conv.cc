@@ -1,8 +1,8 @@
 // Conv (float, 1-D to 6-D, groups, dilations, strides, pads, auto_pad).
 //
 // Per shape:
-// - depthwise 2-D (group == C == M): a direct loop per plane, vectorised
-//   along output rows;
+// - depthwise 2-D (group == C == M): vectorised across blocks of channels
+//   (conv/depthwise_blocked.h), W interleaved once at creation;
 // - 3x3, stride 1, dilation 1, group 1 with a constant W and maps of at
 //   least 12x12: Winograd F(4x4, 3x3) (conv/winograd.h), 4x fewer multiplies;
 // - 1x1, stride 1, no padding: the input already is the GEMM's B matrix;
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "providers/cpu/conv/conv_util.h"
+#include "providers/cpu/conv/depthwise_blocked.h"
 #include "providers/cpu/conv/winograd.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/gemm/sgemm.h"
@@ -101,9 +102,13 @@ class ConvKernel final : public Kernel {
       ctx.mark_prepacked(1);
       return;
     }
-    // Depthwise 2-D convs read W as it is (depthwise_conv2d): packing a
-    // 1 x 9 matrix per channel would only cost start-up time and memory.
-    if (ws.rank() == 4 && ws[1] == 1 && mg == 1) return;
+    // Depthwise 2-D (each of the M == group channels has its own filter):
+    // W goes channel-interleaved, as depthwise_blocked reads it.
+    if (ws.rank() == 4 && ws[1] == 1 && mg == 1) {
+      packed_dw_ = pack_depthwise_weights(w->data<float>(), m, ws[2] * ws[3]);
+      ctx.mark_prepacked(1);
+      return;
+    }
     packed_w_.reserve(static_cast<size_t>(group_));
     for (int64_t g = 0; g < group_; ++g) {
       packed_w_.push_back(pack_a(false, mg, k, w->data<float>() + g * mg * k, k));
@@ -179,7 +184,7 @@ class ConvKernel final : public Kernel {
           winograd_->run(xd + n * C * in_size, g.in[0], g.in[1], yd + n * M * out_size, g.out[0], g.out[1],
                          g.pad_begin[0], g.pad_begin[1], ep, scratch, pool);
       } else if (depthwise) {
-        depthwise_conv2d(xd, wd, yd, N * C, C, g, ep, pool);
+        SY_RETURN_IF_ERROR(run_depthwise(ctx, xd, wd, yd, N, C, g, ep));
       } else {
         if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
           return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
@@ -296,6 +301,43 @@ class ConvKernel final : public Kernel {
     return ok_status();
   }
 
+  // Depthwise 2-D: W packed here when it was not a constant at creation.
+  Status run_depthwise(KernelContext& ctx, const float* xd, const float* wd, float* yd, int64_t N, int64_t C,
+                       const WindowGeometry& g, const GemmEpilogue& ep) const {
+    DepthwiseShape s;
+    s.N = N;
+    s.C = C;
+    s.H = g.in[0];
+    s.W = g.in[1];
+    s.OH = g.out[0];
+    s.OW = g.out[1];
+    s.kh = g.kernel[0];
+    s.kw = g.kernel[1];
+    s.stride_h = g.stride[0];
+    s.stride_w = g.stride[1];
+    s.dilation_h = g.dilation[0];
+    s.dilation_w = g.dilation[1];
+    s.pad_top = g.pad_begin[0];
+    s.pad_left = g.pad_begin[1];
+    const int64_t taps = s.kh * s.kw;
+    const bool prepacked = static_cast<int64_t>(packed_dw_.size()) == packed_depthwise_weights_size(C, taps);
+    ThreadPool& pool = ctx.thread_pool();
+    const size_t w_bytes =
+        prepacked ? 0 : KernelContext::scratch_align(static_cast<size_t>(packed_depthwise_weights_size(C, taps)) * sizeof(float));
+    const size_t work_bytes = static_cast<size_t>(depthwise_blocked_scratch_floats(s, pool)) * sizeof(float);
+    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(w_bytes + work_bytes));
+    const float* packed = packed_dw_.data();
+    if (!prepacked) {
+      pack_depthwise_weights_into(wd, C, taps, static_cast<float*>(scratch));
+      packed = static_cast<const float*>(scratch);
+    }
+    float lo = 0.0f, hi = 0.0f;
+    activation_clamp(ep, &lo, &hi);
+    depthwise_blocked(s, xd, packed, ep.bias, lo, hi, yd,
+                      reinterpret_cast<float*>(static_cast<char*>(scratch) + w_bytes), pool);
+    return ok_status();
+  }
+
   // y = act(y + z) over n floats, for the paths that store Y without the
   // residual.
   static void add_residual(float* y, const float* z, int64_t n, const GemmEpilogue& act, ThreadPool& pool) {
@@ -308,6 +350,7 @@ class ConvKernel final : public Kernel {
   bool residual_ = false;               // sy_residual: input 3 is added before the activation
   std::vector<PackedMatrix> packed_w_;  // one per group
   PackedMatrix packed_wt_;              // W^T [K x M] for the transposed product
+  std::vector<float> packed_dw_;        // depthwise W, channel-interleaved
   std::unique_ptr<WinogradConv> winograd_;
 };
 

@@ -10,25 +10,18 @@
 
 #include "core/thread_pool.h"
 #include "providers/cpu/gemm/sgemm.h"
+#include "testing/test_values.h"
 
 namespace sy::cpu {
 namespace {
+
+using sy::testing::test_values;
 
 struct Case {
   int64_t m, n, k;
   bool ta, tb;
   float alpha, beta;
 };
-
-std::vector<float> pattern(int64_t count, uint32_t seed) {
-  std::vector<float> v(static_cast<size_t>(count));
-  uint32_t s = seed * 2654435761u + 1;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<float>(static_cast<int>((s >> 9) % 2001) - 1000) / 500.0f;
-  }
-  return v;
-}
 
 // Aligned workspace of the size sgemm asks for.
 struct Workspace {
@@ -43,9 +36,9 @@ void check(const Case& c, ThreadPool* pool, Packing packing, const GemmEpilogue&
   const int64_t lda = c.ta ? c.m + 3 : c.k + 2;  // padded leading dims catch stride bugs
   const int64_t ldb = c.tb ? c.k + 1 : c.n + 5;
   const int64_t ldc = c.n + 4;
-  const std::vector<float> a = pattern((c.ta ? c.k : c.m) * lda, 1);
-  const std::vector<float> b = pattern((c.tb ? c.n : c.k) * ldb, 2);
-  std::vector<float> out = pattern(c.m * ldc, 3);
+  const std::vector<float> a = test_values(static_cast<size_t>((c.ta ? c.k : c.m) * lda), 1);
+  const std::vector<float> b = test_values(static_cast<size_t>((c.tb ? c.n : c.k) * ldb), 2);
+  std::vector<float> out = test_values(static_cast<size_t>(c.m * ldc), 3);
   std::vector<double> expect(out.begin(), out.end());
   for (int64_t i = 0; i < c.m; ++i) {
     for (int64_t j = 0; j < c.n; ++j) {
@@ -119,7 +112,7 @@ TEST_P(SgemmIsaTest, EmptyInnerDimension) {
 }
 
 TEST_P(SgemmIsaTest, Epilogue) {
-  const std::vector<float> bias = pattern(300, 9);
+  const std::vector<float> bias = test_values(static_cast<size_t>(300), 9);
   GemmEpilogue col;
   col.bias = bias.data();
   check({13, 150, 70, false, false, 1.0f, 0.0f}, nullptr, Packing::kNone, col);
@@ -143,7 +136,7 @@ TEST_P(SgemmIsaTest, PrepackedOperands) {
     check({1, 3, 17, ta, tb, 1.0f, 0.0f}, nullptr, Packing::kB);
     check({3, 1, 17, ta, tb, 1.0f, 0.0f}, nullptr, Packing::kA);
   }
-  const std::vector<float> bias = pattern(200, 4);
+  const std::vector<float> bias = test_values(static_cast<size_t>(200), 4);
   GemmEpilogue ep;
   ep.bias = bias.data();
   ep.bias_per_row = true;

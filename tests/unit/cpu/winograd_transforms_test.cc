@@ -12,9 +12,12 @@
 #include <vector>
 
 #include "core/cpu_features.h"
+#include "testing/test_values.h"
 
 namespace sy::cpu {
 namespace {
+
+using sy::testing::test_values;
 
 const double kBT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
                           {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
@@ -37,16 +40,6 @@ std::vector<Variant> variants() {
   return v;
 }
 
-std::vector<float> values(size_t n, unsigned seed) {
-  std::vector<float> v(n);
-  unsigned s = seed * 2654435761u + 7;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<float>(static_cast<int>((s >> 9) % 2001) - 1000) / 500.0f;
-  }
-  return v;
-}
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // C = 20 and M = 19 leave a partial block for every lane count above 1;
@@ -55,7 +48,7 @@ TEST(WinogradTransformsTest, InputMatchesBtDB) {
   const int64_t C = 20, H = 13, W = 15, pad_top = 1, pad_left = 2, OH = 13, OW = 16;
   const int64_t tiles_x = ceil_div(OW, 4), tiles_y = ceil_div(OH, 4), tiles = tiles_x * tiles_y;
   const int64_t c_pad = ceil_div(C, 16) * 16;
-  const std::vector<float> x = values(static_cast<size_t>(C * H * W), 1);
+  const std::vector<float> x = test_values(static_cast<size_t>(C * H * W), 1);
   for (const Variant& var : variants()) {
     SCOPED_TRACE(var.name);
     const int64_t ph = tiles_y * 4 + 2, pw = tiles_x * 4 + 2;
@@ -106,8 +99,8 @@ TEST(WinogradTransformsTest, OutputMatchesAtPAWithBiasAndActivation) {
   const int64_t M = 19, OH = 9, OW = 14;
   const int64_t tiles_x = ceil_div(OW, 4), tiles_y = ceil_div(OH, 4), tiles = tiles_x * tiles_y;
   const int64_t m_pad = ceil_div(M, 16) * 16;
-  const std::vector<float> prod = values(static_cast<size_t>(36 * tiles * m_pad), 2);
-  const std::vector<float> bias = values(static_cast<size_t>(M), 3);
+  const std::vector<float> prod = test_values(static_cast<size_t>(36 * tiles * m_pad), 2);
+  const std::vector<float> bias = test_values(static_cast<size_t>(M), 3);
   for (const Variant& var : variants()) {
     for (bool clamp : {false, true}) {
       SCOPED_TRACE(var.name + (clamp ? " clip [-1, 2]" : " no activation"));

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "providers/cpu/conv/depthwise3x3.h"
-
 namespace sy::cpu {
 namespace {
 
@@ -304,58 +302,6 @@ void im2col(const float* x, int64_t channels, const WindowGeometry& g, int64_t p
   } else {
     im2col_nd(x, channels, g, p0, p1, col, ld, pool);
   }
-}
-
-void depthwise_conv2d(const float* x, const float* w, float* y, int64_t planes, int64_t channels,
-                      const WindowGeometry& g, const GemmEpilogue& ep, ThreadPool& pool) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t kh = g.kernel[0], kw = g.kernel[1];
-  const int64_t sh = g.stride[0], sw = g.stride[1];
-  if (kh == 3 && kw == 3 && sh == sw && (sh == 1 || sh == 2) && g.dilation[0] == 1 && g.dilation[1] == 1) {
-    // MobileNet's case: the vectorised 3x3 kernel, activation fused per row.
-    float lo = 0.0f, hi = 0.0f;
-    activation_clamp(ep, &lo, &hi);
-    pool.parallel_for(planes, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, OH * OW)), [&](int64_t begin, int64_t end) {
-      for (int64_t plane = begin; plane < end; ++plane) {
-        const int64_t c = plane % channels;
-        depthwise3x3({x + plane * H * W, y + plane * OH * OW, w + c * 9, H, W, OH, OW, sh, g.pad_begin[0],
-                      g.pad_begin[1], ep.bias != nullptr ? ep.bias[c] : 0.0f, lo, hi});
-      }
-    });
-    return;
-  }
-  pool.parallel_for(planes, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OH * OW * kh * kw)),
-                    [&](int64_t begin, int64_t end) {
-                      for (int64_t plane = begin; plane < end; ++plane) {
-                        const int64_t c = plane % channels;
-                        const float* wc = w + c * kh * kw;
-                        const float* xp = x + plane * H * W;
-                        float* yp = y + plane * OH * OW;
-                        const float bias = ep.bias != nullptr ? ep.bias[c] : 0.0f;
-                        for (int64_t oh = 0; oh < OH; ++oh) {
-                          float* yrow = yp + oh * OW;
-                          std::fill(yrow, yrow + OW, bias);
-                          for (int64_t i = 0; i < kh; ++i) {
-                            const int64_t ih = oh * sh + i * g.dilation[0] - g.pad_begin[0];
-                            if (ih < 0 || ih >= H) continue;
-                            for (int64_t j = 0; j < kw; ++j) {
-                              const float wv = wc[i * kw + j];
-                              const int64_t off = j * g.dilation[1] - g.pad_begin[1];
-                              int64_t lo, hi;
-                              valid_range(off, sw, W, lo, hi);
-                              hi = std::min(hi, OW);
-                              const float* xrow = xp + ih * W;
-                              if (sw == 1) {
-                                for (int64_t o = lo; o < hi; ++o) yrow[o] += wv * xrow[o + off];
-                              } else {
-                                for (int64_t o = lo; o < hi; ++o) yrow[o] += wv * xrow[o * sw + off];
-                              }
-                            }
-                          }
-                        }
-                        apply_activation(yp, OH * OW, ep);
-                      }
-                    });
 }
 
 }  // namespace sy::cpu

@@ -1,5 +1,5 @@
 // Sliding-window geometry shared by Conv and the pooling kernels, the
-// im2col and depthwise loops Conv uses, and the fused-activation attributes.
+// im2col loop Conv uses, and the fused-activation attributes.
 //
 // Fused activation: an optimizer pass that folds a following Relu or Clip
 // into an ai.onnx Conv sets two attributes on the Conv node, which the CPU
@@ -85,10 +85,5 @@ Status compute_window_geometry(const KernelContext& ctx, const WindowAttributes&
 // written `ld` floats apart.
 void im2col(const float* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, float* col, int64_t ld,
             ThreadPool* pool);
-
-// Depthwise 2-D convolution of `planes` planes (one filter each), with the
-// bias and activation of `ep` (bias per plane index modulo `channels`).
-void depthwise_conv2d(const float* x, const float* w, float* y, int64_t planes, int64_t channels,
-                      const WindowGeometry& g, const GemmEpilogue& ep, ThreadPool& pool);
 
 }  // namespace sy::cpu

@@ -7,25 +7,13 @@
 #include <cstring>
 
 #include "core/cpu_features.h"
+#include "providers/cpu/simd/vec_portable.h"
 
 namespace sy::cpu {
 namespace winograd_detail {
 namespace portable {
 
-struct Vec {
-  using T = float;
-  static constexpr int kLanes = 1;
-  static T load(const float* p) { return *p; }
-  static void store(float* p, T v) { *p = v; }
-  static T set1(float v) { return v; }
-  static T add(T a, T b) { return a + b; }
-  static T sub(T a, T b) { return a - b; }
-  static T mul(T a, T b) { return a * b; }
-  static T fmadd(T a, T b, T c) { return a * b + c; }
-  static T max(T a, T b) { return a > b ? a : b; }
-  static T min(T a, T b) { return a < b ? a : b; }
-  static void transpose(const float* src, int64_t, float* dst, int64_t) { *dst = *src; }
-};
+using Vec = simd_portable::Vec;
 
 #include "providers/cpu/conv/winograd_transforms_body.h"
 

@@ -1,12 +1,6 @@
 // The one body of the Winograd transforms (winograd_transforms.h). Each ISA
-// file includes it inside a namespace of its own after defining `Vec`, a
-// vector policy with:
-//   using T; static constexpr int kLanes;
-//   T load(const float*); void store(float*, T); T set1(float);
-//   T add(T, T); T sub(T, T); T mul(T, T); T fmadd(T a, T b, T c) (a*b+c);
-//   T max(T, T); T min(T, T);
-//   void transpose(const float* src, int64_t src_stride, float* dst, int64_t dst_stride):
-//     dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < kLanes.
+// file includes it inside a namespace of its own after naming `Vec`, its
+// vector policy (simd/vec_portable.h describes the interface).
 // Included at namespace scope; needs <algorithm>, <cstdint>, <cstring>.
 
 // r = B^T d for one 6-vector (points 0, +-1, +-2, infinity).

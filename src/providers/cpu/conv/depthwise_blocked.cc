@@ -1,0 +1,138 @@
+// The portable depthwise variant, the run-time choice among the variants,
+// weight packing and the split into (image, channel block, row band) units
+// (see depthwise_blocked.h).
+#include "providers/cpu/conv/depthwise_blocked.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "core/cpu_features.h"
+#include "providers/cpu/simd/vec_portable.h"
+
+namespace sy::cpu {
+namespace depthwise_detail {
+namespace portable {
+
+using Vec = simd_portable::Vec;
+
+#include "providers/cpu/conv/depthwise_blocked_body.h"
+
+}  // namespace portable
+
+void depthwise_band_portable(const DepthwiseBandArgs& a) { portable::depthwise_band<portable::Vec>(a); }
+
+}  // namespace depthwise_detail
+
+namespace {
+
+struct Variant {
+  int lanes;
+  void (*band)(const DepthwiseBandArgs&);
+};
+
+const Variant& best_variant() {
+  static const Variant best = [] {
+    switch (best_cpu_isa()) {
+      case CpuIsa::kAvx512: return Variant{16, &depthwise_detail::depthwise_band_avx512};
+      case CpuIsa::kAvx2: return Variant{8, &depthwise_detail::depthwise_band_avx2};
+      case CpuIsa::kBaseline: break;
+    }
+    return Variant{1, &depthwise_detail::depthwise_band_portable};
+  }();
+  return best;
+}
+
+// Output positions per band: the band's interleaved input and output
+// (about 2 x 64 bytes per position with 16 lanes) stay well inside L2.
+constexpr int64_t kBandPositions = 2048;
+
+struct Plan {
+  int64_t blocks = 0, band_rows = 0, bands = 0, units = 0;
+  int64_t plane_floats = 0, staging_floats = 0;  // per unit's scratch
+};
+
+Plan plan_for(const DepthwiseShape& s) {
+  const int64_t L = best_variant().lanes;
+  Plan p;
+  p.blocks = (s.C + L - 1) / L;
+  p.band_rows = std::clamp<int64_t>(kBandPositions / std::max<int64_t>(1, s.OW), 1, std::max<int64_t>(1, s.OH));
+  p.bands = (s.OH + p.band_rows - 1) / p.band_rows;
+  p.units = s.N * p.blocks * p.bands;
+  const int64_t rows = (p.band_rows - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1;
+  const int64_t pw = (s.OW - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1;
+  p.plane_floats = rows * pw * L;
+  p.staging_floats = p.band_rows * s.OW * L;
+  return p;
+}
+
+// Units share one scratch slot per concurrent worker: slot k runs units
+// k, k + slots, ... (they all cost the same).
+int64_t slots_for(const Plan& p, const ThreadPool& pool) {
+  if (pool.num_threads() == 1) return 1;
+  return std::min<int64_t>(p.units, 4 * static_cast<int64_t>(pool.num_threads()));
+}
+
+}  // namespace
+
+int depthwise_lanes() { return best_variant().lanes; }
+
+int64_t packed_depthwise_weights_size(int64_t C, int64_t taps) {
+  const int64_t L = depthwise_lanes();
+  return (C + L - 1) / L * taps * L;
+}
+
+void pack_depthwise_weights_into(const float* w, int64_t C, int64_t taps, float* packed) {
+  const int64_t L = depthwise_lanes();
+  const int64_t blocks = (C + L - 1) / L;
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t l = 0; l < L; ++l) {
+        const int64_t c = b * L + l;
+        packed[(b * taps + t) * L + l] = c < C ? w[c * taps + t] : 0.0f;
+      }
+}
+
+std::vector<float> pack_depthwise_weights(const float* w, int64_t C, int64_t taps) {
+  std::vector<float> packed(static_cast<size_t>(packed_depthwise_weights_size(C, taps)));
+  pack_depthwise_weights_into(w, C, taps, packed.data());
+  return packed;
+}
+
+int64_t depthwise_blocked_scratch_floats(const DepthwiseShape& shape, const ThreadPool& pool) {
+  const Plan p = plan_for(shape);
+  return slots_for(p, pool) * (p.plane_floats + p.staging_floats);
+}
+
+void depthwise_blocked(const DepthwiseShape& s, const float* x, const float* packed_w, const float* bias, float lo,
+                       float hi, float* y, float* scratch, ThreadPool& pool) {
+  const Variant& v = best_variant();
+  const Plan p = plan_for(s);
+  if (p.units == 0) return;
+  const int64_t slots = slots_for(p, pool);
+  const int64_t taps = s.kh * s.kw;
+  pool.parallel_for(slots, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t slot = begin; slot < end; ++slot) {
+      float* mine = scratch + slot * (p.plane_floats + p.staging_floats);
+      for (int64_t u = slot; u < p.units; u += slots) {
+        const int64_t band = u % p.bands, block = u / p.bands % p.blocks, n = u / (p.bands * p.blocks);
+        DepthwiseBandArgs a;
+        a.s = s;
+        a.x = x + n * s.C * s.H * s.W;
+        a.y = y + n * s.C * s.OH * s.OW;
+        a.w = packed_w + block * taps * v.lanes;
+        a.bias = bias;
+        a.lo = lo;
+        a.hi = hi;
+        a.c0 = block * v.lanes;
+        a.oh0 = band * p.band_rows;
+        a.oh1 = std::min(s.OH, a.oh0 + p.band_rows);
+        a.plane = mine;
+        a.staging = mine + p.plane_floats;
+        v.band(a);
+      }
+    }
+  });
+}
+
+}  // namespace sy::cpu

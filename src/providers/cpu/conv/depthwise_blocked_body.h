@@ -1,0 +1,168 @@
+// The one body of the channel-blocked depthwise convolution
+// (depthwise_blocked.h). Each ISA file includes it inside a namespace of its
+// own after naming `Vec`, its vector policy (simd/vec_portable.h describes
+// the interface). Included at namespace scope; needs <algorithm>, <cstdint>,
+// <cstring>.
+
+// Rows [0, rows) of the band's interleaved plane: plane row r is padded
+// input row pr0 + r, i.e. input row pr0 + r - pad_top; plane column q is
+// input column q - pad_left. Channels [c0, c0 + L) of x; zeros outside the
+// input and for channels past C.
+template <class V>
+void interleave_band(const DepthwiseBandArgs& a, int64_t pr0, int64_t rows, int64_t pw) {
+  constexpr int L = V::kLanes;
+  // Locals, not a.s.*: the stores below could alias `a` as far as the
+  // compiler knows, which would reload every field after each one.
+  const int64_t H = a.s.H, W = a.s.W, hw = H * W, pad_top = a.s.pad_top, pad_left = a.s.pad_left;
+  const int64_t c0 = a.c0, C = a.s.C;
+  float* const plane = a.plane;
+  const int64_t cols = std::clamp<int64_t>(pw - pad_left, 0, W);  // input columns [0, cols) land in the plane
+  const int64_t left = std::min(pad_left, pw);                     // plane columns before input column 0
+  const int64_t right = std::max<int64_t>(0, pw - (pad_left + W));
+  int64_t in_lo = -1, in_hi = -1;  // input rows the plane holds
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = plane + r * pw * L;
+    const int64_t ih = pr0 + r - pad_top;
+    if (ih < 0 || ih >= H) {
+      std::memset(row, 0, static_cast<size_t>(pw * L) * sizeof(float));
+      continue;
+    }
+    if (in_lo < 0) in_lo = ih;
+    in_hi = ih + 1;
+    std::memset(row, 0, static_cast<size_t>(left * L) * sizeof(float));
+    std::memset(row + (pw - right) * L, 0, static_cast<size_t>(right * L) * sizeof(float));
+  }
+  if (in_lo < 0 || cols == 0) return;
+  const float* const src = a.x + c0 * hw;
+  auto dst_of = [&](int64_t ih, int64_t iw) { return plane + ((ih + pad_top - pr0) * pw + iw + pad_left) * L; };
+  const bool full = c0 + L <= C;
+  if (full && cols >= L) {
+    // Rows of at least L columns: L x L transposes straight into the row,
+    // the last one overlapping the one before when L does not divide cols.
+    for (int64_t ih = in_lo; ih < in_hi; ++ih) {
+      const float* srow = src + ih * W;
+      float* drow = dst_of(ih, 0);
+      int64_t iw = 0;
+      for (; iw + L <= cols; iw += L) V::transpose(srow + iw, hw, drow + iw * L, L);
+      if (iw < cols) V::transpose(srow + cols - L, hw, drow + (cols - L) * L, L);
+    }
+    return;
+  }
+  // Narrow rows (a 14x14 or 7x7 map): the rows are one flat run of
+  // positions per channel, transposed L positions at a time, each
+  // position's vector then sent to its place.
+  const int64_t p_end = in_hi * W;
+  int64_t p = in_lo * W;
+  int64_t ih = in_lo, iw = 0;  // position p as (row, column)
+  alignas(64) float tmp[L * L];
+  if (full) {
+    for (; p + L <= p_end; p += L) {
+      V::transpose(src + p, hw, tmp, L);  // tmp[k * L + c]: channel c at position p + k
+      for (int k = 0; k < L; ++k) {
+        if (iw < cols) V::store(dst_of(ih, iw), V::load(tmp + k * L));
+        if (++iw == W) iw = 0, ++ih;
+      }
+    }
+  }
+  for (; p < p_end; ++p) {
+    if (iw < cols) {
+      float* dst = dst_of(ih, iw);
+      for (int c = 0; c < L; ++c) dst[c] = c0 + c < C ? src[c * hw + p] : 0.0f;
+    }
+    if (++iw == W) iw = 0, ++ih;
+  }
+}
+
+// Output rows [oh0, oh1) of the block into staging [position][lane]. KH, KW,
+// SH, SW > 0 fix the kernel and strides at compile time (dilation 1), which
+// lets the compiler keep the weights in registers and share the loads that
+// neighbouring outputs have in common; 0 reads them from the shape.
+template <class V, int KH, int KW, int SH, int SW>
+void convolve_band(const DepthwiseBandArgs& a, int64_t pw) {
+  using T = typename V::T;
+  constexpr int L = V::kLanes;
+  // Output positions per step: enough independent FMA chains, while the
+  // accumulators, weights and inputs still fit the registers.
+  constexpr int U = L >= 16 ? 8 : 4;
+  const DepthwiseShape& s = a.s;
+  const int64_t kh = KH > 0 ? KH : s.kh, kw = KW > 0 ? KW : s.kw;
+  const int64_t sh = SH > 0 ? SH : s.stride_h, sw = SW > 0 ? SW : s.stride_w;
+  const int64_t dh = KH > 0 ? 1 : s.dilation_h, dw = KW > 0 ? 1 : s.dilation_w;
+  float bias_lanes[L];  // zeros past C and without a bias
+  for (int c = 0; c < L; ++c) bias_lanes[c] = a.bias != nullptr && a.c0 + c < s.C ? a.bias[a.c0 + c] : 0.0f;
+  const T bias = V::load(bias_lanes);
+  const T lo = V::set1(a.lo), hi = V::set1(a.hi);
+  const int64_t row_step = pw * L;
+  const int64_t OW = s.OW;
+  // A fixed-size kernel's weights stay in registers (the stores to staging
+  // could alias a.w, so the compiler would not hoist the loads itself).
+  constexpr int kFixedTaps = KH > 0 ? KH * KW : 1;
+  T wreg[kFixedTaps];
+  if constexpr (KH > 0)
+    for (int t = 0; t < kFixedTaps; ++t) wreg[t] = V::load(a.w + t * L);
+  auto weight = [&](int64_t t) { return KH > 0 ? wreg[t] : V::load(a.w + t * L); };
+  for (int64_t oh = a.oh0; oh < a.oh1; ++oh) {
+    const float* prow = a.plane + (oh - a.oh0) * sh * row_step;
+    float* out = a.staging + (oh - a.oh0) * OW * L;
+    int64_t ow = 0;
+    for (; ow + U <= OW; ow += U) {
+      T acc[U];
+      for (int u = 0; u < U; ++u) acc[u] = bias;
+      for (int64_t i = 0; i < kh; ++i) {
+        const float* r = prow + i * dh * row_step + ow * sw * L;
+        for (int64_t j = 0; j < kw; ++j) {
+          const T wv = weight(i * kw + j);
+          for (int u = 0; u < U; ++u) acc[u] = V::fmadd(V::load(r + (u * sw + j * dw) * L), wv, acc[u]);
+        }
+      }
+      for (int u = 0; u < U; ++u) V::store(out + (ow + u) * L, V::min(V::max(acc[u], lo), hi));
+    }
+    for (; ow < OW; ++ow) {
+      T acc = bias;
+      for (int64_t i = 0; i < kh; ++i) {
+        const float* r = prow + i * dh * row_step + ow * sw * L;
+        for (int64_t j = 0; j < kw; ++j) acc = V::fmadd(V::load(r + j * dw * L), weight(i * kw + j), acc);
+      }
+      V::store(out + ow * L, V::min(V::max(acc, lo), hi));
+    }
+  }
+}
+
+// Staging [position][lane] back to channels [c0, c0 + L) of y, positions
+// [oh0 * OW, oh1 * OW) of each plane (one flat run, like the input).
+template <class V>
+void deinterleave_band(const DepthwiseBandArgs& a) {
+  constexpr int L = V::kLanes;
+  const DepthwiseShape& s = a.s;
+  const int64_t plane = s.OH * s.OW;
+  const int64_t p0 = a.oh0 * s.OW, n = (a.oh1 - a.oh0) * s.OW;
+  float* dst = a.y + a.c0 * plane + p0;
+  int64_t k = 0;
+  if (a.c0 + L <= s.C)
+    for (; k + L <= n; k += L) V::transpose(a.staging + k * L, L, dst + k, plane);
+  for (; k < n; ++k)
+    for (int c = 0; c < L && a.c0 + c < s.C; ++c) dst[c * plane + k] = a.staging[k * L + c];
+}
+
+template <class V>
+void depthwise_band(const DepthwiseBandArgs& a) {
+  const DepthwiseShape& s = a.s;
+  const int64_t pr0 = a.oh0 * s.stride_h;
+  const int64_t rows = (a.oh1 - a.oh0 - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1;
+  const int64_t pw = (s.OW - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1;
+  interleave_band<V>(a, pr0, rows, pw);
+  const bool dilated = s.dilation_h != 1 || s.dilation_w != 1;
+  const bool square = s.kh == s.kw && s.stride_h == s.stride_w;
+  if (!dilated && square && s.kh == 3 && s.stride_h == 1) {
+    convolve_band<V, 3, 3, 1, 1>(a, pw);
+  } else if (!dilated && square && s.kh == 3 && s.stride_h == 2) {
+    convolve_band<V, 3, 3, 2, 2>(a, pw);
+  } else if (!dilated && square && s.kh == 5 && s.stride_h == 1) {
+    convolve_band<V, 5, 5, 1, 1>(a, pw);
+  } else if (!dilated && square && s.kh == 5 && s.stride_h == 2) {
+    convolve_band<V, 5, 5, 2, 2>(a, pw);
+  } else {
+    convolve_band<V, 0, 0, 0, 0>(a, pw);
+  }
+  deinterleave_band<V>(a);
+}

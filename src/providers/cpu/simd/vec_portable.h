@@ -1,0 +1,35 @@
+// The portable vector policy: one float per "vector", for CPUs without AVX2.
+//
+// A vector policy is what kernel bodies written once for every ISA are
+// instantiated with (e.g. conv/winograd_transforms_body.h). Each policy is a
+// struct Vec with:
+//   using T; static constexpr int kLanes;
+//   T load(const float*); void store(float*, T); T set1(float);
+//   T add(T, T); T sub(T, T); T mul(T, T); T fmadd(T a, T b, T c) (a*b+c);
+//   T max(T, T); T min(T, T);
+//   void transpose(const float* src, int64_t src_stride, float* dst, int64_t dst_stride):
+//     dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < kLanes.
+// The AVX2 and AVX-512 ones (vec_avx2.h, vec_avx512.h) live in namespaces
+// of their own and are included only by the files compiled for that ISA.
+#pragma once
+
+#include <cstdint>
+
+namespace sy::cpu::simd_portable {
+
+struct Vec {
+  using T = float;
+  static constexpr int kLanes = 1;
+  static T load(const float* p) { return *p; }
+  static void store(float* p, T v) { *p = v; }
+  static T set1(float v) { return v; }
+  static T add(T a, T b) { return a + b; }
+  static T sub(T a, T b) { return a - b; }
+  static T mul(T a, T b) { return a * b; }
+  static T fmadd(T a, T b, T c) { return a * b + c; }
+  static T max(T a, T b) { return a > b ? a : b; }
+  static T min(T a, T b) { return a < b ? a : b; }
+  static void transpose(const float* src, int64_t, float* dst, int64_t) { *dst = *src; }
+};
+
+}  // namespace sy::cpu::simd_portable
