@@ -1,9 +1,11 @@
 // The portable depthwise variant, the run-time choice among the variants,
 // weight packing and the split into (image, channel block, row band) units
+// that the threads take one at a time
 // (see depthwise_blocked.h).
 #include "providers/cpu/conv/depthwise_blocked.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -56,8 +58,10 @@ Plan plan_for(const DepthwiseShape& s) {
   const int64_t L = best_variant().lanes;
   Plan p;
   p.blocks = (s.C + L - 1) / L;
-  p.band_rows = std::clamp<int64_t>(kBandPositions / std::max<int64_t>(1, s.OW), 1, std::max<int64_t>(1, s.OH));
-  p.bands = (s.OH + p.band_rows - 1) / p.band_rows;
+  // Bands of equal height, so every unit costs about the same.
+  const int64_t max_rows = std::clamp<int64_t>(kBandPositions / std::max<int64_t>(1, s.OW), 1, std::max<int64_t>(1, s.OH));
+  p.bands = (s.OH + max_rows - 1) / max_rows;
+  p.band_rows = (s.OH + p.bands - 1) / p.bands;
   p.units = s.N * p.blocks * p.bands;
   const int64_t rows = (p.band_rows - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1;
   const int64_t pw = (s.OW - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1;
@@ -66,11 +70,10 @@ Plan plan_for(const DepthwiseShape& s) {
   return p;
 }
 
-// Units share one scratch slot per concurrent worker: slot k runs units
-// k, k + slots, ... (they all cost the same).
-int64_t slots_for(const Plan& p, const ThreadPool& pool) {
-  if (pool.num_threads() == 1) return 1;
-  return std::min<int64_t>(p.units, 4 * static_cast<int64_t>(pool.num_threads()));
+// One scratch slice per lane, a thread that takes units from a shared
+// counter until none is left.
+int64_t lanes_for(const Plan& p, const ThreadPool& pool) {
+  return std::max<int64_t>(1, std::min<int64_t>(p.units, pool.num_threads()));
 }
 
 }  // namespace
@@ -101,7 +104,7 @@ std::vector<float> pack_depthwise_weights(const float* w, int64_t C, int64_t tap
 
 int64_t depthwise_blocked_scratch_floats(const DepthwiseShape& shape, const ThreadPool& pool) {
   const Plan p = plan_for(shape);
-  return slots_for(p, pool) * (p.plane_floats + p.staging_floats);
+  return lanes_for(p, pool) * (p.plane_floats + p.staging_floats);
 }
 
 void depthwise_blocked(const DepthwiseShape& s, const float* x, const float* packed_w, const float* bias, float lo,
@@ -109,12 +112,14 @@ void depthwise_blocked(const DepthwiseShape& s, const float* x, const float* pac
   const Variant& v = best_variant();
   const Plan p = plan_for(s);
   if (p.units == 0) return;
-  const int64_t slots = slots_for(p, pool);
+  const int64_t lanes = lanes_for(p, pool);
   const int64_t taps = s.kh * s.kw;
-  pool.parallel_for(slots, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t slot = begin; slot < end; ++slot) {
-      float* mine = scratch + slot * (p.plane_floats + p.staging_floats);
-      for (int64_t u = slot; u < p.units; u += slots) {
+  std::atomic<int64_t> next{0};
+  pool.parallel_for(lanes, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t lane = begin; lane < end; ++lane) {
+      float* mine = scratch + lane * (p.plane_floats + p.staging_floats);
+      for (int64_t u = next.fetch_add(1, std::memory_order_relaxed); u < p.units;
+           u = next.fetch_add(1, std::memory_order_relaxed)) {
         const int64_t band = u % p.bands, block = u / p.bands % p.blocks, n = u / (p.bands * p.blocks);
         DepthwiseBandArgs a;
         a.s = s;

@@ -27,8 +27,11 @@ constexpr int64_t kMc = 144;   // a multiple of kMr
 constexpr int64_t kNc = 1024;  // a multiple of every NR
 // Tasks split C in whole micro-tiles of the widest variant.
 constexpr int64_t kNGranule = gemm_detail::kNrAvx512;
-// Below this much work per task, threading costs more than it gains.
-constexpr double kMinFlopsPerTask = 2.0e6;
+// Below this many multiply-adds per task, threading costs more than it gains.
+constexpr double kMinMacsPerTask = 1.0e6;
+// Up to this many tasks per thread: threads pull them one by one, so a map
+// that does not split evenly in two still keeps both cores busy.
+constexpr int64_t kMaxTasksPerThread = 4;
 // Floats, so that every buffer starts 64-byte aligned.
 constexpr int64_t kAlignFloats = 16;
 
@@ -71,37 +74,52 @@ MicroKernel kernel_of(GemmIsa isa) {
   return &gemm_detail::micro_kernel_scalar;
 }
 
-// How C is cut among tasks: a tm x tn grid of tiles.
+// How C is cut among tasks: a tm x tn grid of tiles, run by `lanes`
+// threads that each take the next task until none is left.
 struct Plan {
   int64_t tile_m = 0;
   int64_t tile_n = 0;
   int64_t tiles_m = 1;
   int64_t tiles_n = 1;
+  int64_t lanes = 1;  // threads working on it, each with its own packing buffers
   int64_t tasks() const { return tiles_m * tiles_n; }
 };
 
 Plan make_plan(int64_t M, int64_t N, int64_t K, int threads) {
-  const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(std::max<int64_t>(K, 1));
-  int64_t max_tasks = std::max<int64_t>(1, static_cast<int64_t>(flops / kMinFlopsPerTask));
-  max_tasks = std::min<int64_t>(max_tasks, std::max(threads, 1));
+  M = std::max<int64_t>(M, 1);
+  N = std::max<int64_t>(N, 1);
+  const double k = static_cast<double>(std::max<int64_t>(K, 1));
+  // The work to share: the multiply-adds, plus reading B, which is what a
+  // product with few rows (a GEMV) is bound by; 8 multiply-adds per element
+  // of B is about what one core streams from L3 in that time.
+  const double work = (static_cast<double>(M) + 8.0) * static_cast<double>(N) * k;
+  const int64_t thread_count = std::max(threads, 1);
+  const int64_t max_tasks =
+      std::clamp<int64_t>(static_cast<int64_t>(work / kMinMacsPerTask), 1, kMaxTasksPerThread * thread_count);
   Plan best;
-  best.tile_m = std::max<int64_t>(M, 1);
-  best.tile_n = std::max<int64_t>(N, 1);
+  best.tile_m = M;
+  best.tile_n = N;
   double best_cost = std::numeric_limits<double>::max();
   for (int64_t tm = 1; tm <= max_tasks; ++tm) {
-    const int64_t tn = max_tasks / tm;
-    Plan p;
-    p.tile_m = round_up(ceil_div(std::max<int64_t>(M, 1), tm), kMr);
-    p.tile_n = round_up(ceil_div(std::max<int64_t>(N, 1), tn), kNGranule);
-    p.tiles_m = ceil_div(std::max<int64_t>(M, 1), p.tile_m);
-    p.tiles_n = ceil_div(std::max<int64_t>(N, 1), p.tile_n);
-    // The slowest task sets the time: its multiply work plus its packing
-    // (each task packs its own rows of A and columns of B).
-    const double cost = static_cast<double>(p.tile_m) * static_cast<double>(p.tile_n) +
-                        0.5 * static_cast<double>(p.tile_m + p.tile_n) * std::min<double>(static_cast<double>(K), kKc);
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = p;
+    for (int64_t tn = 1; tm * tn <= max_tasks; ++tn) {
+      Plan p;
+      p.tile_m = round_up(ceil_div(M, tm), kMr);
+      p.tile_n = round_up(ceil_div(N, tn), kNGranule);
+      p.tiles_m = ceil_div(M, p.tile_m);
+      p.tiles_n = ceil_div(N, p.tile_n);
+      p.lanes = std::min(p.tasks(), thread_count);
+      // The busiest thread sets the time: ceil(tasks / lanes) of the largest
+      // tile, each its multiply-adds (the tile's columns only as far as N
+      // reaches, rounded to a vector) plus packing its rows of A and
+      // columns of B, a copy costing about 3 multiply-adds per element;
+      // both scale with K, which drops out.
+      const double cols = static_cast<double>(std::min(p.tile_n, round_up(N, 16)));
+      const double task = static_cast<double>(p.tile_m) * cols + 3.0 * static_cast<double>(p.tile_m + p.tile_n);
+      const double cost = static_cast<double>(ceil_div(p.tasks(), p.lanes)) * task;
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = p;
+      }
     }
   }
   return best;
@@ -263,22 +281,28 @@ void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
   const int64_t a_floats = a_buffer_floats(plan, g.K);
   const int64_t b_floats = b_buffer_floats(plan, g.K);
   float* ws = static_cast<float*>(workspace);
-  auto task = [&](int64_t t) {
+  auto task = [&](int64_t t, float* abuf) {
     const int64_t tm = t / plan.tiles_n;
     const int64_t tn = t % plan.tiles_n;
     const int64_t m0 = tm * plan.tile_m;
     const int64_t n0 = tn * plan.tile_n;
-    float* abuf = ws + t * (a_floats + b_floats);
     run_task(g, m0, std::min(g.M, m0 + plan.tile_m), n0, std::min(g.N, n0 + plan.tile_n), abuf, abuf + a_floats);
   };
   const int64_t tasks = plan.tasks();
-  if (tasks == 1 || pool == nullptr) {
-    for (int64_t t = 0; t < tasks; ++t) task(t);
+  if (plan.lanes == 1 || pool == nullptr) {
+    for (int64_t t = 0; t < tasks; ++t) task(t, ws);
     return;
   }
-  // Each task index owns one slice of the workspace, whichever thread runs it.
-  pool->parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) task(t);
+  // Each lane owns one slice of the workspace and takes tasks from a shared
+  // counter: whichever thread is free runs the next one.
+  std::atomic<int64_t> next{0};
+  pool->parallel_for(plan.lanes, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t lane = begin; lane < end; ++lane) {
+      float* buffers = ws + lane * (a_floats + b_floats);
+      for (int64_t t = next.fetch_add(1, std::memory_order_relaxed); t < tasks;
+           t = next.fetch_add(1, std::memory_order_relaxed))
+        task(t, buffers);
+    }
   });
 }
 
@@ -426,7 +450,7 @@ PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t 
 size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* pool) {
   if (M <= 0 || N <= 0) return 0;
   const Plan plan = make_plan(M, N, K, pool != nullptr ? pool->num_threads() : 1);
-  return static_cast<size_t>(plan.tasks() * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))) * sizeof(float);
+  return static_cast<size_t>(plan.lanes * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))) * sizeof(float);
 }
 
 void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
