@@ -145,7 +145,7 @@ void parallel_range(ThreadPool& pool, int64_t n, int64_t min_chunk, F&& f) {
 // Selects and integer bit tricks only, so that GCC vectorizes a loop calling
 // these; std::exp / std::erf per element are library calls that stay scalar.
 
-// The float math below is also compiled into per-ISA files (gelu_simd_avx2.cc,
+// The float math below is also compiled into per-ISA files (activation_simd_avx2.cc,
 // _avx512.cc). Forcing it inline keeps any out-of-line copy built with
 // AVX-512 from being shared with, and run by, baseline code.
 #define SY_MATH_INLINE inline __attribute__((always_inline))
@@ -268,8 +268,9 @@ SY_MATH_INLINE float fast_gelu(float x) {
   return select(x >= 0.0f, x * (1.0f - 0.5f * erfc), 0.5f * x * erfc);
 }
 
-// tanh(x) to about 3 ulp: a 13/6 rational on x clamped to +-7.9 (beyond
-// which tanh rounds to +-1).
+// tanh(x) to about 3 ulp: a 13/6 rational on x clamped to +-7.9, and
+// exactly +-1 from |x| >= 9, where tanh rounds to 1 in float (the rational
+// at the clamp is 1 - 3e-7, or 1 ulp below 1 where the build uses FMA).
 SY_MATH_INLINE float fast_tanh(float x) {
   constexpr float kClamp = 7.90531110763549805f;
   float xc = select(x > kClamp, kClamp, x);
@@ -287,7 +288,8 @@ SY_MATH_INLINE float fast_tanh(float x) {
   q = q * x2 + 1.18534705686654e-04f;
   q = q * x2 + 2.26843463243900e-03f;
   q = q * x2 + 4.89352518554385e-03f;
-  return select(std::fabs(x) < 0.0004f, x, p / q);  // tiny x: the rational loses the last bits, tanh(x) == x
+  const float r = select(std::fabs(x) >= 9.0f, std::copysign(1.0f, x), p / q);
+  return select(std::fabs(x) < 0.0004f, x, r);  // tiny x: the rational loses the last bits, tanh(x) == x
 }
 
 SY_MATH_INLINE float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "providers/cpu/elementwise_common.h"
-#include "providers/cpu/gelu_simd.h"
+#include "providers/cpu/activation_simd.h"
 #include "providers/cpu/elementwise_tables.h"
 
 namespace sy::cpu {
@@ -72,12 +72,14 @@ struct ErfOp {
   }
 };
 struct TanhOp {
+  static constexpr SimdActivation kSimd = SimdActivation::kTanh;  // float32 runs the per-ISA loop
   template <typename C>
   C operator()(C x) const {
     return fast_tanh(x);
   }
 };
 struct SigmoidOp {
+  static constexpr SimdActivation kSimd = SimdActivation::kSigmoid;  // float32 runs the per-ISA loop
   template <typename C>
   C operator()(C x) const {
     return fast_sigmoid(x);
@@ -257,6 +259,11 @@ void unary_loop(ThreadPool& pool, const T* x, TO* y, int64_t n, int64_t min_chun
   });
 }
 
+// The float32 path of Gelu, Sigmoid and Tanh: the per-ISA span loop.
+void run_simd_activation(ThreadPool& pool, SimdActivation f, const float* x, float* y, int64_t n) {
+  pool.parallel_for(n, kMathChunk, [&](int64_t begin, int64_t end) { activation_f32(f, x + begin, y + begin, end - begin); });
+}
+
 template <typename Op>
 Op make_op(const KernelCreateContext& ctx, Status& status) {
   if constexpr (std::is_constructible_v<Op, const KernelCreateContext&, Status&>) {
@@ -277,6 +284,12 @@ class UnaryKernel final : public Kernel {
     const Tensor* x = ctx.input(0);
     if (x == nullptr) return kernel_error(ctx, "input 0 is missing");
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, kBoolOut ? DataType::kBool : x->dtype(), x->shape()));
+    if constexpr (requires { Op::kSimd; }) {
+      if (x->dtype() == DataType::kFloat) {
+        run_simd_activation(ctx.thread_pool(), Op::kSimd, x->data<float>(), y->data<float>(), x->num_elements());
+        return ok_status();
+      }
+    }
     const bool handled = visit_type(Types{}, x->dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using TO = std::conditional_t<kBoolOut, bool, T>;
@@ -301,12 +314,9 @@ class GeluKernel final : public Kernel {
     if (x == nullptr) return kernel_error(ctx, "input 0 is missing");
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x->dtype(), x->shape()));
     if (x->dtype() == DataType::kFloat) {  // the models' case: the per-ISA loop
-      const float* xd = x->data<float>();
-      float* yd = y->data<float>();
-      const bool tanh_form = op_.tanh_approximation;
-      ctx.thread_pool().parallel_for(x->num_elements(), kMathChunk, [&](int64_t begin, int64_t end) {
-        gelu_f32(xd + begin, yd + begin, end - begin, tanh_form);
-      });
+      run_simd_activation(ctx.thread_pool(),
+                          op_.tanh_approximation ? SimdActivation::kGeluTanh : SimdActivation::kGeluErf,
+                          x->data<float>(), y->data<float>(), x->num_elements());
       return ok_status();
     }
     const bool handled = visit_type(FloatTypes{}, x->dtype(), [&](auto tag) {

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "providers/cpu/activation_simd.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/gemm/sgemm.h"
@@ -102,11 +103,11 @@ void apply_activation(const Activation& a, float* x, int64_t n) {
   const float alpha = a.alpha;
   const float beta = a.beta;
   switch (a.kind) {
-    case ActKind::kSigmoid:
-      for (int64_t i = 0; i < n; ++i) x[i] = fast_sigmoid(x[i]);
+    case ActKind::kSigmoid:  // the default gates: the per-ISA loop
+      activation_f32(SimdActivation::kSigmoid, x, x, n);
       break;
     case ActKind::kTanh:
-      for (int64_t i = 0; i < n; ++i) x[i] = fast_tanh(x[i]);
+      activation_f32(SimdActivation::kTanh, x, x, n);
       break;
     case ActKind::kRelu:
       for (int64_t i = 0; i < n; ++i) x[i] = select(x[i] > 0.0f, x[i], 0.0f);
@@ -621,7 +622,13 @@ class RecurrentKernel : public Kernel {
       auto run_tasks = [&](int64_t t_begin, int64_t t_end) {
         for (int64_t t = t_begin; t < t_end; ++t) {
           void* ws = workspaces + ws_bytes * static_cast<size_t>(t);
-          for (int64_t item = items * t / tasks; item < items * (t + 1) / tasks; ++item) {
+          // Every other step walks its items backwards: the R chunks the
+          // last step read most recently are then still in this core's L2
+          // (R is usually several times L2, and a forward walk would evict
+          // each chunk just before it is needed again).
+          const int64_t first = items * t / tasks, last = items * (t + 1) / tasks;
+          for (int64_t i = first; i < last; ++i) {
+            const int64_t item = s % 2 == 0 ? i : first + last - 1 - i;
             const int64_t chunk = item / batch_blocks;
             const int64_t b0 = (item % batch_blocks) * block_rows;
             const int64_t b1 = std::min(st.batch, b0 + block_rows);

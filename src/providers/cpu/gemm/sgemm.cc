@@ -152,7 +152,9 @@ struct Problem {
   int64_t nr;
 };
 
-// dst: panels of kMr rows, k-major, rows past the matrix zero.
+// dst: panels of kMr rows, k-major. Rows past the matrix are left as they
+// are: every micro-kernel is specialised on its tile's row count and reads
+// only those rows (for a GEMV, zeroing them was 5 of every 6 stores).
 void pack_a_panels(const float* A, int64_t lda, bool trans, int64_t row0, int64_t rows, int64_t k0, int64_t kc,
                    float* dst) {
   for (int64_t ir = 0; ir < rows; ir += kMr) {
@@ -163,15 +165,12 @@ void pack_a_panels(const float* A, int64_t lda, bool trans, int64_t row0, int64_
         const float* src = A + (k0 + k) * lda + row0 + ir;
         float* dk = d + k * kMr;
         for (int64_t i = 0; i < mr; ++i) dk[i] = src[i];
-        for (int64_t i = mr; i < kMr; ++i) dk[i] = 0.0f;
       }
     } else {
       for (int64_t i = 0; i < mr; ++i) {
         const float* src = A + (row0 + ir + i) * lda + k0;
         for (int64_t k = 0; k < kc; ++k) d[k * kMr + i] = src[k];
       }
-      for (int64_t i = mr; i < kMr; ++i)
-        for (int64_t k = 0; k < kc; ++k) d[k * kMr + i] = 0.0f;
     }
   }
 }

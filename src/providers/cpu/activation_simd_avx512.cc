@@ -1,0 +1,10 @@
+// The activation span loops compiled for avx512 (see activation_simd.h).
+#include "providers/cpu/activation_simd.h"
+#include "providers/cpu/elementwise_common.h"
+
+namespace sy::cpu::activation_detail {
+
+void activation_f32_avx512(SimdActivation f, const float* x, float* y, int64_t n)
+#include "providers/cpu/activation_simd_body.h"
+
+}  // namespace sy::cpu::activation_detail
