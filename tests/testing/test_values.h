@@ -1,14 +1,15 @@
-// Deterministic test data for kernel tests: multiples of 1/500 in [-2, 2]
-// from a fixed seed, so products and short sums stay exact enough that a
-// mismatch means a bug, not rounding.
+// Deterministic test data for kernel tests, from a fixed seed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 namespace sy::testing {
 
+// Multiples of 1/500 in [-2, 2], so products and short sums stay exact
+// enough that a mismatch means a bug, not rounding.
 inline std::vector<float> test_values(size_t n, uint32_t seed) {
   std::vector<float> v(n);
   uint32_t s = seed * 2654435761u + 7;
@@ -17,6 +18,20 @@ inline std::vector<float> test_values(size_t n, uint32_t seed) {
     x = static_cast<float>(static_cast<int>((s >> 9) % 2001) - 1000) / 500.0f;
   }
   return v;
+}
+
+// n values drawn uniformly from [lo, hi) (float or double).
+template <typename T>
+std::vector<T> random_uniform(size_t n, T lo, T hi, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<T> dist(lo, hi);
+  std::vector<T> v(n);
+  for (T& x : v) x = dist(gen);
+  return v;
+}
+
+inline std::vector<float> random_floats(size_t n, float lo, float hi, uint32_t seed) {
+  return random_uniform<float>(n, lo, hi, seed);
 }
 
 }  // namespace sy::testing

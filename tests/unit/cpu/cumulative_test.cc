@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "testing/node_test.h"
+#include "testing/test_values.h"
 
 namespace sy {
 namespace {
+
+using testing::random_uniform;
 
 using testing::expect_tensor_eq;
 using testing::expect_tensor_near;
@@ -39,17 +42,9 @@ std::vector<T> reference_scan(const std::vector<T>& x, const std::vector<int64_t
   return y;
 }
 
-std::vector<double> random_doubles(size_t n, unsigned seed, double lo, double hi) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(n);
-  for (double& x : v) x = d(gen);
-  return v;
-}
-
 TEST(CumSumKernel, EveryAxisAndModeMatchesTheReference) {
   const std::vector<int64_t> shape = {3, 4, 300};  // inner 300: one full column block and a partial one
-  const std::vector<double> x = random_doubles(3 * 4 * 300, 1, -2.0, 2.0);
+  const std::vector<double> x = random_uniform<double>(3 * 4 * 300, -2.0, 2.0, 1);
   for (int64_t axis = -3; axis < 3; ++axis)
     for (int exclusive = 0; exclusive <= 1; ++exclusive)
       for (int reverse = 0; reverse <= 1; ++reverse) {
@@ -108,7 +103,7 @@ TEST(CumSumKernel, HalfAccumulatesInFloat) {
 
 TEST(CumProdKernel, EveryAxisAndModeMatchesTheReference) {
   const std::vector<int64_t> shape = {2, 5, 3};
-  const std::vector<double> x = random_doubles(30, 2, 0.5, 1.5);
+  const std::vector<double> x = random_uniform<double>(30, 0.5, 1.5, 2);
   for (int64_t axis = 0; axis < 3; ++axis)
     for (int exclusive = 0; exclusive <= 1; ++exclusive)
       for (int reverse = 0; reverse <= 1; ++reverse) {

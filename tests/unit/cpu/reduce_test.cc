@@ -8,17 +8,10 @@
 #include <vector>
 
 #include "testing/node_test.h"
+#include "testing/test_values.h"
 
 namespace sy::testing {
 namespace {
-
-std::vector<float> random_floats(size_t n, float lo, float hi, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(gen);
-  return v;
-}
 
 struct RefOp {
   const char* name;
