@@ -15,7 +15,8 @@
 #include <cstdint>
 #include <string>
 
-#include "providers/cpu/axis.h"  // header-only: normalize_axis
+#include "providers/cpu/axis.h"              // header-only: normalize_axis
+#include "providers/cpu/conv/window_dim.h"  // header-only: the CPU provider's window rule
 #include "switchyard/provider_abi.h"
 
 namespace sy::cuda::normpool {
@@ -190,7 +191,7 @@ __host__ __device__ inline int64_t reduced_offset(const ReducePlan& p, int64_t r
 
 inline constexpr int kMaxPoolDims = SY_MAX_RANK - 2;  // spatial dims after N and C
 
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+using cpu::AutoPad;
 
 // The attributes as written on the node; a count of 0 means "absent".
 struct PoolAttrs {
@@ -227,14 +228,8 @@ struct PoolGeometry {
   }
 };
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Output sizes and effective pads, exactly as the CPU provider computes
-// them (conv_util.cc, compute_window_geometry): explicit pads with floor or
-// ceil, a ceil-mode window that would start in the end padding dropped;
-// VALID is pads of 0 with the same rule; SAME_* gives ceil(in / stride) and
-// splits the padding, the odd one at the end (UPPER) or the beginning
-// (LOWER). Returns "" or what is wrong.
+// Output sizes and effective pads, each dim by the CPU provider's own rule
+// (cpu/conv/window_dim.h). Returns "" or what is wrong.
 inline std::string compute_pool_geometry(const PoolAttrs& a, int rank, const int64_t* in, PoolGeometry& g) {
   if (rank < 1 || rank > kMaxPoolDims)
     return "the input needs 1 to " + std::to_string(kMaxPoolDims) + " spatial dims; got " + std::to_string(rank);
@@ -247,34 +242,17 @@ inline std::string compute_pool_geometry(const PoolAttrs& a, int rank, const int
     const int64_t k = a.kernel[i];
     const int64_t s = a.n_strides ? a.strides[i] : 1;
     const int64_t d = a.n_dilations ? a.dilations[i] : 1;
-    const int64_t ek = (k - 1) * d + 1;
     g.in[i] = in[i];
     g.kernel[i] = k;
     g.stride[i] = s;
     g.dilation[i] = d;
-    int64_t pb = 0, pe = 0, out = 0;
-    if (a.auto_pad == AutoPad::kNotSet || a.auto_pad == AutoPad::kValid) {
-      if (a.auto_pad == AutoPad::kNotSet && a.n_pads) {
-        pb = a.pads[i];
-        pe = a.pads[i + rank];
-      }
-      const int64_t avail = in[i] + pb + pe - ek;
-      if (avail < 0)
-        return "the window (" + std::to_string(ek) + " after dilation) is larger than spatial dim " +
-               std::to_string(i) + " of the input (" + std::to_string(in[i]) + " plus padding " +
-               std::to_string(pb + pe) + ")";
-      out = a.ceil_mode ? ceil_div(avail, s) + 1 : avail / s + 1;
-      if (a.ceil_mode && (out - 1) * s >= in[i] + pb) --out;
-    } else {
-      out = ceil_div(in[i], s);
-      const int64_t need = (out - 1) * s + ek - in[i];
-      const int64_t total = need > 0 ? need : 0;
-      pb = a.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
-      pe = total - pb;
-    }
-    g.out[i] = out;
-    g.pad_begin[i] = pb;
-    g.pad_end[i] = pe;
+    cpu::WindowDim w;
+    const std::string error = cpu::window_dim(i, in[i], k, s, d, a.auto_pad, a.n_pads ? a.pads[i] : 0,
+                                              a.n_pads ? a.pads[i + rank] : 0, a.ceil_mode, w);
+    if (!error.empty()) return error;
+    g.out[i] = w.out;
+    g.pad_begin[i] = w.pad_begin;
+    g.pad_end[i] = w.pad_end;
   }
   return "";
 }

@@ -73,15 +73,7 @@ __global__ void pool_kernel(const T* x, T* y, int64_t* indices, PoolGeometry g, 
 // ceil_mode, as the CPU provider does.
 Status read_pool_attrs(const KernelCreateInfo& info, PoolAttrs& a) {
   const std::string pad = info.attr_string("auto_pad", "NOTSET");
-  if (pad == "NOTSET" || pad.empty()) {
-    a.auto_pad = AutoPad::kNotSet;
-  } else if (pad == "SAME_UPPER") {
-    a.auto_pad = AutoPad::kSameUpper;
-  } else if (pad == "SAME_LOWER") {
-    a.auto_pad = AutoPad::kSameLower;
-  } else if (pad == "VALID") {
-    a.auto_pad = AutoPad::kValid;
-  } else {
+  if (!cpu::parse_auto_pad(pad, a.auto_pad)) {
     return info.error("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; got \"" + pad + "\"");
   }
   const std::vector<int64_t> kernel = info.attr_ints("kernel_shape");

@@ -159,15 +159,7 @@ Status read_window_attributes(const KernelCreateContext& ctx, bool kernel_requir
                               WindowAttributes& out) {
   const Node& n = ctx.node();
   const std::string pad = n.attr_string("auto_pad", "NOTSET");
-  if (pad == "NOTSET" || pad.empty()) {
-    out.auto_pad = AutoPad::kNotSet;
-  } else if (pad == "SAME_UPPER") {
-    out.auto_pad = AutoPad::kSameUpper;
-  } else if (pad == "SAME_LOWER") {
-    out.auto_pad = AutoPad::kSameLower;
-  } else if (pad == "VALID") {
-    out.auto_pad = AutoPad::kValid;
-  } else {
+  if (!parse_auto_pad(pad, out.auto_pad)) {
     return ctx.error("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; got \"" + pad + "\"");
   }
   out.kernel_shape = n.attr_ints("kernel_shape");
@@ -243,41 +235,18 @@ Status compute_window_geometry(const KernelContext& ctx, const WindowAttributes&
     const int64_t k = kernel[i];
     const int64_t s = attrs.strides.empty() ? 1 : attrs.strides[i];
     const int64_t d = attrs.dilations.empty() ? 1 : attrs.dilations[i];
-    const int64_t ek = (k - 1) * d + 1;
     g.in[i] = in[i];
     g.kernel[i] = k;
     g.stride[i] = s;
     g.dilation[i] = d;
-    int64_t pb = 0, pe = 0, out = 0;
-    switch (attrs.auto_pad) {
-      case AutoPad::kNotSet:
-      case AutoPad::kValid: {
-        if (attrs.auto_pad == AutoPad::kNotSet && !attrs.pads.empty()) {
-          pb = attrs.pads[i];
-          pe = attrs.pads[i + rank];
-        }
-        const int64_t avail = in[i] + pb + pe - ek;
-        if (avail < 0)
-          return kernel_error(ctx, "the window (" + std::to_string(ek) + " after dilation) is larger than spatial dim " +
-                                       std::to_string(i) + " of the input (" + std::to_string(in[i]) +
-                                       " plus padding " + std::to_string(pb + pe) + ")");
-        out = attrs.ceil_mode ? ceil_div(avail, s) + 1 : avail / s + 1;
-        // A window that would start in the end padding is dropped.
-        if (attrs.ceil_mode && (out - 1) * s >= in[i] + pb) --out;
-        break;
-      }
-      case AutoPad::kSameUpper:
-      case AutoPad::kSameLower: {
-        out = ceil_div(in[i], s);
-        const int64_t total = std::max<int64_t>(0, (out - 1) * s + ek - in[i]);
-        pb = attrs.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
-        pe = total - pb;
-        break;
-      }
-    }
-    g.out[i] = out;
-    g.pad_begin[i] = pb;
-    g.pad_end[i] = pe;
+    WindowDim w;
+    const std::string error = window_dim(static_cast<int>(i), in[i], k, s, d, attrs.auto_pad,
+                                         attrs.pads.empty() ? 0 : attrs.pads[i],
+                                         attrs.pads.empty() ? 0 : attrs.pads[i + rank], attrs.ceil_mode, w);
+    if (!error.empty()) return kernel_error(ctx, error);
+    g.out[i] = w.out;
+    g.pad_begin[i] = w.pad_begin;
+    g.pad_end[i] = w.pad_end;
   }
   return ok_status();
 }

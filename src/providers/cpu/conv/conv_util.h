@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "providers/cpu/conv/window_dim.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/kernel.h"
 
@@ -37,8 +38,6 @@ Status read_conv_activation(const KernelCreateContext& ctx, GemmEpilogue& ep);
 // Applies ep's activation to `n` floats (for paths that do not go through
 // the GEMM epilogue).
 void apply_activation(float* y, int64_t n, const GemmEpilogue& ep);
-
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 
 inline constexpr int kMaxSpatialDims = 6;
 
