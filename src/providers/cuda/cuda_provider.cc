@@ -227,12 +227,18 @@ void* CudaProvider::staging(size_t bytes) {
   return staging_;
 }
 
-Status CudaProvider::copy_to_host(const sy_tensor& src, sy_tensor& dst) {
-  TensorRef s{src};
-  const size_t bytes = s.byte_size();
+Status CudaProvider::begin_copy(const sy_tensor& src, size_t& bytes) {
+  bytes = TensorRef{src}.byte_size();
   if (bytes == 0) return ok_status();
   SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
   cudaSetDevice(options_.device_id);
+  return ok_status();
+}
+
+Status CudaProvider::copy_to_host(const sy_tensor& src, sy_tensor& dst) {
+  size_t bytes = 0;
+  SY_CUDA_RETURN_IF_ERROR(begin_copy(src, bytes));
+  if (bytes == 0) return ok_status();
   std::lock_guard<std::mutex> lock(staging_mutex_);
   void* pinned = staging(bytes);
   void* target = pinned != nullptr ? pinned : dst.data;
@@ -244,11 +250,9 @@ Status CudaProvider::copy_to_host(const sy_tensor& src, sy_tensor& dst) {
 }
 
 Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
-  TensorRef s{src};
-  const size_t bytes = s.byte_size();
+  size_t bytes = 0;
+  SY_CUDA_RETURN_IF_ERROR(begin_copy(src, bytes));
   if (bytes == 0) return ok_status();
-  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
-  cudaSetDevice(options_.device_id);
   std::lock_guard<std::mutex> lock(staging_mutex_);
   void* pinned = staging(bytes);
   if (pinned == nullptr) {
@@ -265,11 +269,9 @@ Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
 }
 
 Status CudaProvider::copy_on_device(const sy_tensor& src, sy_tensor& dst) {
-  TensorRef s{src};
-  const size_t bytes = s.byte_size();
+  size_t bytes = 0;
+  SY_CUDA_RETURN_IF_ERROR(begin_copy(src, bytes));
   if (bytes == 0) return ok_status();
-  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
-  cudaSetDevice(options_.device_id);
   return cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice, stream_), "copy on the GPU");
 }
 

@@ -87,6 +87,9 @@ class CudaProvider {
   // The pinned staging buffer, at least `bytes` large; nullptr when the
   // copy should go straight from pageable memory. staging_mutex_ held.
   void* staging(size_t bytes);
+  // The copies' common start: src's size in bytes and, unless it is 0, the
+  // runtime loaded and this provider's device current.
+  Status begin_copy(const sy_tensor& src, size_t& bytes);
 
   const sy_host_api* host_ = nullptr;
   CudaOptions options_;
