@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/cpu_features.h"
+#include "providers/cpu/simd/interleave_channels.h"
 #include "providers/cpu/simd/vec_portable.h"
 
 namespace sy::cpu {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "providers/cpu/conv/depthwise_blocked.h"
+#include "providers/cpu/simd/interleave_channels.h"
 #include "providers/cpu/simd/vec_avx512.h"
 
 namespace sy::cpu::depthwise_detail {

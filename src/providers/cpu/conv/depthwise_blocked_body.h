@@ -4,75 +4,6 @@
 // the interface). Included at namespace scope; needs <algorithm>, <cstdint>,
 // <cstring>.
 
-// Rows [0, rows) of the band's interleaved plane: plane row r is padded
-// input row pr0 + r, i.e. input row pr0 + r - pad_top; plane column q is
-// input column q - pad_left. Channels [c0, c0 + L) of x; zeros outside the
-// input and for channels past C.
-template <class V>
-void interleave_band(const DepthwiseBandArgs& a, int64_t pr0, int64_t rows, int64_t pw) {
-  constexpr int L = V::kLanes;
-  // Locals, not a.s.*: the stores below could alias `a` as far as the
-  // compiler knows, which would reload every field after each one.
-  const int64_t H = a.s.H, W = a.s.W, hw = H * W, pad_top = a.s.pad_top, pad_left = a.s.pad_left;
-  const int64_t c0 = a.c0, C = a.s.C;
-  float* const plane = a.plane;
-  const int64_t cols = std::clamp<int64_t>(pw - pad_left, 0, W);  // input columns [0, cols) land in the plane
-  const int64_t left = std::min(pad_left, pw);                     // plane columns before input column 0
-  const int64_t right = std::max<int64_t>(0, pw - (pad_left + W));
-  int64_t in_lo = -1, in_hi = -1;  // input rows the plane holds
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = plane + r * pw * L;
-    const int64_t ih = pr0 + r - pad_top;
-    if (ih < 0 || ih >= H) {
-      std::memset(row, 0, static_cast<size_t>(pw * L) * sizeof(float));
-      continue;
-    }
-    if (in_lo < 0) in_lo = ih;
-    in_hi = ih + 1;
-    std::memset(row, 0, static_cast<size_t>(left * L) * sizeof(float));
-    std::memset(row + (pw - right) * L, 0, static_cast<size_t>(right * L) * sizeof(float));
-  }
-  if (in_lo < 0 || cols == 0) return;
-  const float* const src = a.x + c0 * hw;
-  auto dst_of = [&](int64_t ih, int64_t iw) { return plane + ((ih + pad_top - pr0) * pw + iw + pad_left) * L; };
-  const bool full = c0 + L <= C;
-  if (full && cols >= L) {
-    // Rows of at least L columns: L x L transposes straight into the row,
-    // the last one overlapping the one before when L does not divide cols.
-    for (int64_t ih = in_lo; ih < in_hi; ++ih) {
-      const float* srow = src + ih * W;
-      float* drow = dst_of(ih, 0);
-      int64_t iw = 0;
-      for (; iw + L <= cols; iw += L) V::transpose(srow + iw, hw, drow + iw * L, L);
-      if (iw < cols) V::transpose(srow + cols - L, hw, drow + (cols - L) * L, L);
-    }
-    return;
-  }
-  // Narrow rows (a 14x14 or 7x7 map): the rows are one flat run of
-  // positions per channel, transposed L positions at a time, each
-  // position's vector then sent to its place.
-  const int64_t p_end = in_hi * W;
-  int64_t p = in_lo * W;
-  int64_t ih = in_lo, iw = 0;  // position p as (row, column)
-  alignas(64) float tmp[L * L];
-  if (full) {
-    for (; p + L <= p_end; p += L) {
-      V::transpose(src + p, hw, tmp, L);  // tmp[k * L + c]: channel c at position p + k
-      for (int k = 0; k < L; ++k) {
-        if (iw < cols) V::store(dst_of(ih, iw), V::load(tmp + k * L));
-        if (++iw == W) iw = 0, ++ih;
-      }
-    }
-  }
-  for (; p < p_end; ++p) {
-    if (iw < cols) {
-      float* dst = dst_of(ih, iw);
-      for (int c = 0; c < L; ++c) dst[c] = c0 + c < C ? src[c * hw + p] : 0.0f;
-    }
-    if (++iw == W) iw = 0, ++ih;
-  }
-}
-
 // Output rows [oh0, oh1) of the block into staging [position][lane]. KH, KW,
 // SH, SW > 0 fix the kernel and strides at compile time (dilation 1), which
 // lets the compiler keep the weights in registers and share the loads that
@@ -150,7 +81,7 @@ void depthwise_band(const DepthwiseBandArgs& a) {
   const int64_t pr0 = a.oh0 * s.stride_h;
   const int64_t rows = (a.oh1 - a.oh0 - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1;
   const int64_t pw = (s.OW - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1;
-  interleave_band<V>(a, pr0, rows, pw);
+  simd::interleave_channels<V>(a.x, s.C, s.H, s.W, a.c0, pr0 - s.pad_top, rows, s.pad_left, pw, a.plane);
   const bool dilated = s.dilation_h != 1 || s.dilation_w != 1;
   const bool square = s.kh == s.kw && s.stride_h == s.stride_w;
   if (!dilated && square && s.kh == 3 && s.stride_h == 1) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "providers/cpu/conv/winograd_transforms.h"
+#include "providers/cpu/simd/interleave_channels.h"
 #include "providers/cpu/simd/vec_avx512.h"
 
 namespace sy::cpu::winograd_detail {

@@ -32,34 +32,6 @@ inline void output_1d(const typename V::T m[6], typename V::T o[4]) {
   o[3] = V::add(V::fmadd(V::set1(8.0f), d34, d12), m[5]);
 }
 
-// Channels [c0, c0 + L) of x into the interleaved plane, zeros around the
-// input and for channels past C.
-template <class V>
-void interleave_block(const WinogradInputArgs& a, int64_t c0, float* plane) {
-  constexpr int L = V::kLanes;
-  const int64_t pw = a.plane_width, hw = a.H * a.W;
-  const bool full = c0 + L <= a.C;
-  // Plane columns [lo, hi) hold input columns [lo - pad_left, hi - pad_left).
-  const int64_t lo = std::clamp<int64_t>(a.pad_left, 0, pw);
-  const int64_t hi = std::clamp<int64_t>(a.pad_left + a.W, lo, pw);
-  for (int64_t py = 0; py < a.plane_height; ++py) {
-    float* row = plane + py * pw * L;
-    const int64_t iy = py - a.pad_top;
-    if (iy < 0 || iy >= a.H) {
-      std::memset(row, 0, static_cast<size_t>(pw * L) * sizeof(float));
-      continue;
-    }
-    std::memset(row, 0, static_cast<size_t>(lo * L) * sizeof(float));
-    std::memset(row + hi * L, 0, static_cast<size_t>((pw - hi) * L) * sizeof(float));
-    const float* src = a.x + c0 * hw + iy * a.W;  // channel c, column ix at src[c * hw + ix]
-    int64_t px = lo;
-    if (full)
-      for (; px + L <= hi; px += L) V::transpose(src + (px - a.pad_left), hw, row + px * L, L);
-    for (; px < hi; ++px)
-      for (int c = 0; c < L; ++c) row[px * L + c] = c0 + c < a.C ? src[c * hw + (px - a.pad_left)] : 0.0f;
-  }
-}
-
 template <class V>
 void input_transform(const WinogradInputArgs& a) {
   using T = typename V::T;
@@ -67,7 +39,8 @@ void input_transform(const WinogradInputArgs& a) {
   const int64_t pw = a.plane_width;
   for (int64_t b = a.block_begin; b < a.block_end; ++b) {
     float* plane = a.planes + b * a.plane_height * pw * L;
-    interleave_block<V>(a, b * L, plane);
+    simd::interleave_channels<V>(a.x, a.C, a.H, a.W, b * L, -a.pad_top, a.plane_height, a.pad_left, a.plane_width,
+                                 plane);
     for (int64_t t = 0; t < a.tiles; ++t) {
       const float* patch = plane + ((t / a.tiles_x) * 4 * pw + (t % a.tiles_x) * 4) * L;
       T cols[6][6];  // B^T d, column j in cols[j]
