@@ -15,4 +15,16 @@ CpuIsa best_cpu_isa();
 // "AVX-512", "AVX2+FMA", "baseline x86-64".
 const char* cpu_isa_name(CpuIsa isa);
 
+// The one of three per-ISA choices (function pointers, variant tables)
+// that best_cpu_isa() can run. Callers keep the result in a static.
+template <typename T>
+T pick_for_cpu(T avx512, T avx2, T baseline) {
+  switch (best_cpu_isa()) {
+    case CpuIsa::kAvx512: return avx512;
+    case CpuIsa::kAvx2: return avx2;
+    case CpuIsa::kBaseline: break;
+  }
+  return baseline;
+}
+
 }  // namespace sy

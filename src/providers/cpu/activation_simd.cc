@@ -15,14 +15,9 @@ void activation_f32_portable(SimdActivation f, const float* x, float* y, int64_t
 
 void activation_f32(SimdActivation f, const float* x, float* y, int64_t n) {
   using Fn = void (*)(SimdActivation, const float*, float*, int64_t);
-  static const Fn best = [] {
-    switch (best_cpu_isa()) {
-      case CpuIsa::kAvx512: return &activation_detail::activation_f32_avx512;
-      case CpuIsa::kAvx2: return &activation_detail::activation_f32_avx2;
-      case CpuIsa::kBaseline: break;
-    }
-    return &activation_detail::activation_f32_portable;
-  }();
+  static const Fn best = pick_for_cpu<Fn>(&activation_detail::activation_f32_avx512,
+                                          &activation_detail::activation_f32_avx2,
+                                          &activation_detail::activation_f32_portable);
   best(f, x, y, n);
 }
 

@@ -17,14 +17,8 @@ void softmax_row_f32_portable(const float* x, float* y, int64_t n)
 
 void softmax_row_f32(const float* x, float* y, int64_t n) {
   using Fn = void (*)(const float*, float*, int64_t);
-  static const Fn best = [] {
-    switch (best_cpu_isa()) {
-      case CpuIsa::kAvx512: return &softmax_detail::softmax_row_f32_avx512;
-      case CpuIsa::kAvx2: return &softmax_detail::softmax_row_f32_avx2;
-      case CpuIsa::kBaseline: break;
-    }
-    return &softmax_detail::softmax_row_f32_portable;
-  }();
+  static const Fn best = pick_for_cpu<Fn>(&softmax_detail::softmax_row_f32_avx512, &softmax_detail::softmax_row_f32_avx2,
+                                          &softmax_detail::softmax_row_f32_portable);
   best(x, y, n);
 }
 

@@ -35,14 +35,9 @@ struct Variant {
 };
 
 const Variant& best_variant() {
-  static const Variant best = [] {
-    switch (best_cpu_isa()) {
-      case CpuIsa::kAvx512: return Variant{16, &depthwise_detail::depthwise_band_avx512};
-      case CpuIsa::kAvx2: return Variant{8, &depthwise_detail::depthwise_band_avx2};
-      case CpuIsa::kBaseline: break;
-    }
-    return Variant{1, &depthwise_detail::depthwise_band_portable};
-  }();
+  static const Variant best = pick_for_cpu(Variant{16, &depthwise_detail::depthwise_band_avx512},
+                                           Variant{8, &depthwise_detail::depthwise_band_avx2},
+                                           Variant{1, &depthwise_detail::depthwise_band_portable});
   return best;
 }
 

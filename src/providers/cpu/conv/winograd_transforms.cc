@@ -34,16 +34,10 @@ struct Variant {
 };
 
 const Variant& best_variant() {
-  static const Variant best = [] {
-    switch (best_cpu_isa()) {
-      case CpuIsa::kAvx512:
-        return Variant{16, &winograd_detail::input_transform_avx512, &winograd_detail::output_transform_avx512};
-      case CpuIsa::kAvx2:
-        return Variant{8, &winograd_detail::input_transform_avx2, &winograd_detail::output_transform_avx2};
-      case CpuIsa::kBaseline: break;
-    }
-    return Variant{1, &winograd_detail::input_transform_portable, &winograd_detail::output_transform_portable};
-  }();
+  static const Variant best =
+      pick_for_cpu(Variant{16, &winograd_detail::input_transform_avx512, &winograd_detail::output_transform_avx512},
+                   Variant{8, &winograd_detail::input_transform_avx2, &winograd_detail::output_transform_avx2},
+                   Variant{1, &winograd_detail::input_transform_portable, &winograd_detail::output_transform_portable});
   return best;
 }
 

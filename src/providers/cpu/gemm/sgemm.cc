@@ -48,9 +48,7 @@ bool cpu_has(GemmIsa isa) {
 }
 
 GemmIsa best_isa() {
-  static const GemmIsa best = cpu_has(GemmIsa::kAvx512) ? GemmIsa::kAvx512
-                              : cpu_has(GemmIsa::kAvx2) ? GemmIsa::kAvx2
-                                                        : GemmIsa::kScalar;
+  static const GemmIsa best = pick_for_cpu(GemmIsa::kAvx512, GemmIsa::kAvx2, GemmIsa::kScalar);
   return best;
 }
 
