@@ -21,6 +21,47 @@ class CopyKernel final : public Kernel {
   bool to_host_;
 };
 
+// Drops a constant's data as soon as every node reading it has its final
+// kernel, each of them on the host and having prepacked the constant (so it
+// reads only the shape). Without this a weight and its packed copy both stay
+// in memory until the last kernel is created, and session creation peaks at
+// twice the model's weights (BERT: 775 MiB instead of 440).
+class EarlyConstantRelease {
+ public:
+  EarlyConstantRelease(Graph& graph, std::span<const NodeId> order)
+      : graph_(graph), unsettled_(graph.values.size(), 0), pinned_(graph.values.size(), false) {
+    for (NodeId id : order) {
+      const Node& node = graph.nodes[static_cast<size_t>(id)];
+      for (ValueId v : node.inputs)
+        if (v != kNoValue) ++unsettled_[static_cast<size_t>(v)];
+      // Subgraphs read these when the node runs.
+      for (ValueId v : node.implicit_inputs)
+        if (v != kNoValue) pinned_[static_cast<size_t>(v)] = true;
+    }
+    for (ValueId v : graph.outputs) pinned_[static_cast<size_t>(v)] = true;
+  }
+
+  // `node`'s kernel is final. A constant read by a device provider stays:
+  // the copy to the device is made from it after partitioning.
+  void settle(const Node& node, uint64_t prepacked, bool on_host) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId v = node.inputs[i];
+      if (v == kNoValue) continue;
+      const auto k = static_cast<size_t>(v);
+      if (!(on_host && i < 64 && (prepacked >> i & 1))) pinned_[k] = true;
+      if (--unsettled_[k] > 0 || pinned_[k]) continue;
+      auto it = graph_.initializers.find(v);
+      if (it == graph_.initializers.end() || it->second.raw_data() == nullptr || !it->second.is_tensor()) continue;
+      it->second = Tensor::view(it->second.dtype(), it->second.shape(), nullptr, it->second.device());
+    }
+  }
+
+ private:
+  Graph& graph_;
+  std::vector<int> unsettled_;  // reads by nodes whose kernel is not final yet
+  std::vector<bool> pinned_;    // some reader needs the data itself
+};
+
 std::string join_declines(const std::vector<Decline>& declines, std::span<ExecutionProvider* const> providers) {
   std::string s;
   for (const Decline& d : declines) {
@@ -91,6 +132,8 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
   for (ExecutionProvider* p : providers) any_device = any_device || p->keeps_shape_math_on_host();
   const std::vector<bool> shape_nodes = any_device ? shape_computation_nodes(graph, order) : std::vector<bool>(n, false);
 
+  EarlyConstantRelease release(graph, order);
+
   // 1. Claims, in priority order.
   std::vector<NodeId> remaining = order;
   for (size_t p = 0; p < providers.size() && !remaining.empty(); ++p) {
@@ -108,9 +151,7 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
       else
         offered.push_back(id);
     }
-    std::vector<NodeClaim> claims = providers[p]->claim(graph, offered);
-    std::vector<NodeId> next;
-    for (NodeClaim& c : claims) {
+    auto take = [&](NodeClaim& c) {
       const auto id = static_cast<size_t>(c.node);
       if (c.claimed) {
         result.node_provider[id] = static_cast<int>(p);
@@ -120,7 +161,26 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
       } else {
         result.declines[id].push_back({static_cast<int>(p), std::move(c.reason)});
       }
+    };
+    const bool last = p + 1 == providers.size();
+    const bool on_host = providers[p]->device().is_cpu();
+    if (last) {
+      // The last provider's claims are final as they come, so constants are
+      // released between one kernel's creation and the next: node by node.
+      for (NodeId id : offered) {
+        std::vector<NodeClaim> one = providers[p]->claim(graph, std::span<const NodeId>(&id, 1));
+        for (NodeClaim& c : one) {
+          take(c);
+          if (c.claimed)
+            release.settle(graph.nodes[static_cast<size_t>(c.node)], result.prepacked[static_cast<size_t>(c.node)],
+                           on_host);
+        }
+      }
+    } else {
+      std::vector<NodeClaim> claims = providers[p]->claim(graph, offered);
+      for (NodeClaim& c : claims) take(c);
     }
+    std::vector<NodeId> next;
     // Runs (in execution order) of this provider's nodes that are too short
     // go on to the next provider.
     if (options.min_partition_size > 1 && p + 1 < providers.size()) {
@@ -149,8 +209,12 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
         start = end;
       }
     }
-    for (NodeId id : order)
-      if (result.node_provider[static_cast<size_t>(id)] < 0) next.push_back(id);
+    for (NodeId id : order) {
+      const int owner = result.node_provider[static_cast<size_t>(id)];
+      if (owner < 0) next.push_back(id);
+      else if (owner == static_cast<int>(p) && !last)  // kept past min_partition_size: final now
+        release.settle(graph.nodes[static_cast<size_t>(id)], result.prepacked[static_cast<size_t>(id)], on_host);
+    }
     remaining = std::move(next);
   }
   if (!remaining.empty()) {

@@ -121,7 +121,9 @@ class FrameKernelContext final : public KernelContext {
 // consumer prepacked into a layout of its own (MatMul, Gemm, Conv), and
 // host originals of weights already copied to a device. Without this the
 // session holds each such weight twice. A prepacked input keeps its shape
-// (kernels still check it) with no data behind it.
+// (kernels still check it) with no data behind it. The partitioner has
+// already dropped most of the prepacked ones while it created kernels (to
+// keep creation's peak down); what is left here is the device-copy case.
 void release_unread_constants(Session::Impl& s, Graph& graph) {
   std::vector<int> reads(graph.values.size(), 0), shape_only_reads(graph.values.size(), 0);
   for (const PlanStep& step : s.plan.steps) {

@@ -211,6 +211,97 @@ TEST(PartitionerTest, HandBuiltGraphFallsThroughAndGroups) {
   EXPECT_EQ(r->order.size(), g.num_live_nodes());
 }
 
+// ---- constants released as soon as their readers prepacked them ------------------
+
+// y = MatMul(x, w) [+ extra readers of w]: the graph after partitioning.
+struct PartitionedModel {
+  Model model;
+  PartitionResult result;
+  const Tensor* w() const { return model.graph->constant(model.graph->find_value("w")); }
+};
+
+PartitionedModel partition_model(const ModelBuilder& b, std::span<ExecutionProvider* const> chain) {
+  PartitionedModel out;
+  const std::string bytes = b.build();
+  auto model = load_model_from_bytes(bytes.data(), bytes.size());
+  EXPECT_TRUE(model.ok()) << model.status().to_string();
+  if (!model.ok()) return out;
+  out.model = std::move(model).value();
+  EXPECT_TRUE(resolve(*out.model.graph).ok());
+  auto r = partition_graph(*out.model.graph, chain);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  if (r.ok()) out.result = std::move(r).value();
+  return out;
+}
+
+ModelBuilder matmul_with_constant_w() {
+  ModelBuilder b;
+  b.input("x", DataType::kFloat, {"n", 2});
+  b.initializer("w", make_tensor<float>({2, 2}, {1, 2, 3, 4}));
+  b.node("MatMul", {"x", "w"}, {"y"}, {}, "matmul");
+  b.output("y", DataType::kFloat, {"n", 2});
+  return b;
+}
+
+TEST(EarlyConstantReleaseTest, WeightReadOnlyByPrepackingKernelsIsDropped) {
+  ModelBuilder b = matmul_with_constant_w();
+  b.node("MatMul", {"y", "w"}, {"z"}, {}, "matmul2");
+  b.output("z", DataType::kFloat, {"n", 2});
+  cpu::CpuProvider cpu;
+  ExecutionProvider* chain[] = {&cpu};
+  PartitionedModel p = partition_model(b, chain);
+  ASSERT_NE(p.w(), nullptr);
+  EXPECT_EQ(p.w()->raw_data(), nullptr) << "both readers prepacked w; its data should be gone";
+  EXPECT_EQ(p.w()->shape(), Shape({2, 2}));  // kernels still read its shape
+}
+
+TEST(EarlyConstantReleaseTest, WeightAlsoReadUnpackedIsKept) {
+  ModelBuilder b = matmul_with_constant_w();
+  b.node("Add", {"y", "w"}, {"z"}, {}, "add");  // reads w's values at run time
+  b.output("z", DataType::kFloat, {"n", 2});
+  cpu::CpuProvider cpu;
+  ExecutionProvider* chain[] = {&cpu};
+  PartitionedModel p = partition_model(b, chain);
+  ASSERT_NE(p.w(), nullptr);
+  EXPECT_EQ(to_vector<float>(*p.w()), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(EarlyConstantReleaseTest, WeightThatIsAGraphOutputIsKept) {
+  ModelBuilder b = matmul_with_constant_w();
+  b.output("w", DataType::kFloat, {2, 2});
+  cpu::CpuProvider cpu;
+  ExecutionProvider* chain[] = {&cpu};
+  PartitionedModel p = partition_model(b, chain);
+  ASSERT_NE(p.w(), nullptr);
+  EXPECT_EQ(to_vector<float>(*p.w()), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(EarlyConstantReleaseTest, WeightReadOnADeviceIsKeptForItsCopy) {
+  ModelBuilder b = matmul_with_constant_w();
+  b.node("MatMul", {"y", "w"}, {"z"}, {}, "matmul2");
+  b.node("Relu", {"z"}, {"r"}, {}, "relu");
+  b.output("r", DataType::kFloat, {"n", 2});
+  TestProvider test({"Relu", "MatMul"});
+  cpu::CpuProvider cpu;
+  ExecutionProvider* chain[] = {&test, &cpu};
+  PartitionedModel p = partition_model(b, chain);
+  ASSERT_NE(p.w(), nullptr);
+  EXPECT_EQ(to_vector<float>(*p.w()), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(EarlyConstantReleaseTest, SessionWithSharedPrepackedWeightComputesRightValues) {
+  ModelBuilder b = matmul_with_constant_w();
+  b.node("MatMul", {"y", "w"}, {"z"}, {}, "matmul2");
+  b.output("z", DataType::kFloat, {"n", 2});
+  auto s = make_session(b, SessionOptions{});
+  ASSERT_NE(s, nullptr);
+  auto out = s->run({{"x", make_tensor<float>({1, 2}, {1, 1})}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  // [1,1] w = [4,6]; [4,6] w = [4+18, 8+24]
+  EXPECT_EQ(to_vector<float>((*out)[0]), (std::vector<float>{4, 6}));
+  EXPECT_EQ(to_vector<float>((*out)[1]), (std::vector<float>{22, 32}));
+}
+
 // ---- through the loader ---------------------------------------------------------
 
 TEST(PartitionerTest, AddReluShapeMulMakesThreePartitions) {
