@@ -110,9 +110,12 @@ Status infer_types(Graph& graph) {
     const auto n_in = static_cast<int>(node.inputs.size());
     const auto n_out = static_cast<int>(node.outputs.size());
     int max_inputs = schema->max_inputs;
-    // The optimizer's Conv + residual Add fusion (providers/cpu/conv/
-    // conv_util.h) gives Conv a fourth input, also in saved optimized models.
-    if (node.domain.empty() && node.op_type == "Conv" && node.attr_int("sy_residual", 0) == 1) max_inputs = 4;
+    // The optimizer's epilogue fusions (providers/cpu/gemm/fused_epilogue.h)
+    // give Conv a residual input 3 and MatMul a bias input 2 and a residual
+    // input 3, also in saved optimized models.
+    if (node.domain.empty() && (node.op_type == "Conv" || node.op_type == "MatMul") &&
+        (node.attr_int("sy_residual", 0) == 1 || node.attr_int("sy_bias", 0) == 1))
+      max_inputs = 4;
     if (n_in < schema->min_inputs || (max_inputs >= 0 && n_in > max_inputs))
       return invalid_graph(node.describe() + ": has " + std::to_string(n_in) + " inputs, expected " +
                            std::to_string(schema->min_inputs) +

@@ -1,6 +1,6 @@
 // Conv + Relu / Clip fusion: the activation moves into the Conv as the
-// sy_activation / sy_activation_params attributes (providers/cpu/conv/
-// conv_util.h), which the Conv kernels apply as the GEMM stores its result,
+// sy_activation / sy_activation_params attributes (providers/cpu/gemm/
+// fused_epilogue.h), which the Conv kernels apply as the GEMM stores its result,
 // so the separate pass over the Conv output goes away. ReLU6 (Clip 0..6) is
 // what MobileNet exports after every expansion and depthwise Conv.
 #include <limits>
@@ -8,13 +8,13 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
-#include "providers/cpu/conv/conv_util.h"
+#include "providers/cpu/gemm/fused_epilogue.h"
 
 namespace sy {
 namespace {
 
-using cpu::kConvActivationAttr;
-using cpu::kConvActivationParamsAttr;
+using cpu::kFusedActivationAttr;
+using cpu::kFusedActivationParamsAttr;
 
 // The bounds of a Clip node, when they are known now.
 bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi) {
@@ -42,29 +42,21 @@ bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi) {
   return true;
 }
 
-Attribute string_attribute(const char* name, const std::string& value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = value;
-  return a;
-}
-
 bool fuse_one(Graph& graph, Node& conv) {
-  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.has_attr(kConvActivationAttr)) return false;
+  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.has_attr(kFusedActivationAttr)) return false;
   const ValueId conv_out = conv.outputs[0];
   // The CPU Conv kernel is float only; other types keep the separate node.
   if (graph.values[static_cast<size_t>(conv_out)].type.dtype != DataType::kFloat) return false;
   Node* act = rewrite::single_consumer(graph, conv_out);
   if (act == nullptr || act->inputs.empty() || act->inputs[0] != conv_out || act->outputs.size() != 1) return false;
   if (rewrite::is_op(*act, "Relu")) {
-    conv.attributes.push_back(string_attribute(kConvActivationAttr, "Relu"));
+    conv.attributes.push_back(rewrite::string_attribute(kFusedActivationAttr, "Relu"));
   } else if (rewrite::is_op(*act, "Clip")) {
     float lo = 0, hi = 0;
     if (!clip_bounds(graph, *act, &lo, &hi)) return false;
-    conv.attributes.push_back(string_attribute(kConvActivationAttr, "Clip"));
+    conv.attributes.push_back(rewrite::string_attribute(kFusedActivationAttr, "Clip"));
     Attribute params;
-    params.name = kConvActivationParamsAttr;
+    params.name = kFusedActivationParamsAttr;
     params.type = AttributeType::kFloats;
     params.floats = {lo, hi};
     conv.attributes.push_back(std::move(params));

@@ -10,7 +10,7 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
-#include "providers/cpu/conv/conv_util.h"
+#include "providers/cpu/gemm/fused_epilogue.h"
 
 namespace sy {
 namespace {
@@ -41,7 +41,7 @@ bool fold_one(Graph& graph, Node& conv) {
   if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1) return false;
   // A Conv that already carries a fused activation applies it before BN
   // would: the order would change.
-  if (conv.has_attr(cpu::kConvActivationAttr)) return false;
+  if (conv.has_attr(cpu::kFusedActivationAttr)) return false;
   const ValueId conv_out = conv.outputs[0];
   Node* bn = rewrite::single_consumer(graph, conv_out);
   if (bn == nullptr || !rewrite::is_op(*bn, "BatchNormalization") || bn->inputs[0] != conv_out) return false;

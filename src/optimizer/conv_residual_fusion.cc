@@ -1,6 +1,6 @@
 // Conv + residual Add fusion: Add(Conv(x), z), where z has exactly the Conv
 // output's shape, becomes one Conv with z as a fourth input and the
-// attribute sy_residual = 1 (providers/cpu/conv/conv_util.h). The Conv
+// attribute sy_residual = 1 (providers/cpu/gemm/fused_epilogue.h). The Conv
 // kernels add z as the result is stored, before any fused activation, so a
 // ResNet block's Conv -> Add -> Relu tail becomes one node once the
 // activation pass (which runs after this one) folds the Relu in too: two
@@ -9,29 +9,17 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
-#include "providers/cpu/conv/conv_util.h"
+#include "providers/cpu/gemm/fused_epilogue.h"
 
 namespace sy {
 namespace {
 
-using cpu::kConvActivationAttr;
-using cpu::kConvResidualAttr;
-
-// Same rank and every dimension the same number or the same symbol; no
-// broadcasting is left to guess.
-bool same_static_shape(const ValueType& a, const ValueType& b) {
-  if (!a.has_shape || !b.has_shape || a.dims.size() != b.dims.size()) return false;
-  for (size_t i = 0; i < a.dims.size(); ++i) {
-    const Dim& x = a.dims[i];
-    const Dim& y = b.dims[i];
-    if (!(x.is_known() || x.is_symbolic()) || !(x == y)) return false;
-  }
-  return true;
-}
+using cpu::kFusedActivationAttr;
+using cpu::kFusedResidualAttr;
 
 bool fuse_one(Graph& graph, Node& conv) {
   if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.inputs.size() > 3 ||
-      conv.has_attr(kConvActivationAttr) || conv.has_attr(kConvResidualAttr))
+      conv.has_attr(kFusedActivationAttr) || conv.has_attr(kFusedResidualAttr))
     return false;
   const ValueId conv_out = conv.outputs[0];
   const ValueType& out_type = graph.values[static_cast<size_t>(conv_out)].type;
@@ -43,16 +31,12 @@ bool fuse_one(Graph& graph, Node& conv) {
   const ValueId z = rewrite::other_input(*add, conv_out);
   if (z == kNoValue || z == conv_out) return false;
   const ValueType& z_type = graph.values[static_cast<size_t>(z)].type;
-  if (z_type.dtype != DataType::kFloat || !same_static_shape(out_type, z_type)) return false;
+  if (z_type.dtype != DataType::kFloat || !rewrite::same_static_shape(out_type, z_type)) return false;
   // Missing optional inputs are empty names; the bias slot must exist for z
   // to be input 3.
   while (conv.inputs.size() < 3) conv.inputs.push_back(kNoValue);
   conv.inputs.push_back(z);
-  Attribute flag;
-  flag.name = kConvResidualAttr;
-  flag.type = AttributeType::kInt;
-  flag.i = 1;
-  conv.attributes.push_back(std::move(flag));
+  conv.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));
   conv.outputs[0] = add->outputs[0];
   add->removed = true;
   return true;

@@ -2,7 +2,7 @@
 
 namespace sy {
 
-Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats) {
+Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats, const OptimizerOptions& options) {
   PassStats local;
   PassStats& s = stats ? *stats : local;
   if (level == OptimizationLevel::kDisableAll) return ok_status();
@@ -19,6 +19,8 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats) {
     SY_RETURN_IF_ERROR(fuse_conv_activation(graph, &s.conv_activations_fused));
     SY_RETURN_IF_ERROR(fuse_gelu(graph, &s.gelus_fused));
     SY_RETURN_IF_ERROR(fuse_layer_norm(graph, &s.layer_norms_fused));
+    // After GELU fusion, so that the FFN's Gelu folds into its MatMul.
+    if (options.cpu_only) SY_RETURN_IF_ERROR(fuse_matmul_epilogue(graph, &s.matmul_epilogues_fused));
   }
   if (level == OptimizationLevel::kAll) {
     SY_RETURN_IF_ERROR(cancel_transposes(graph, &s.transposes_removed));

@@ -3,7 +3,8 @@
 //             dropping the constants nothing reads any more
 //   extended: basic, then fusions: Conv + BatchNormalization, Conv +
 //             residual Add, Conv + Relu / Clip, the GELU chains into Gelu, decomposed layer norms into
-//             LayerNormalization
+//             LayerNormalization, and (CPU-only sessions) MatMul + bias /
+//             residual Add / Relu or Gelu
 //   all:      extended, then layout passes: Transpose pairs, Reshape chains
 // Each pass lives in its own file and can be run alone in tests; each adds
 // what it did to its counter.
@@ -25,11 +26,20 @@ struct PassStats {
   int conv_activations_fused = 0;
   int gelus_fused = 0;
   int layer_norms_fused = 0;
+  int matmul_epilogues_fused = 0;
   int transposes_removed = 0;
   int reshapes_removed = 0;
 };
 
-Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats = nullptr);
+// What the session's providers can run, for the fusions that produce nodes
+// only some providers apply.
+struct OptimizerOptions {
+  // Every provider of the session is the CPU: MatMul epilogues may be fused.
+  bool cpu_only = false;
+};
+
+Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats = nullptr,
+                const OptimizerOptions& options = {});
 
 // ---- basic
 
@@ -56,6 +66,10 @@ Status fuse_conv_residual(Graph& graph, int* fused);
 Status fuse_conv_activation(Graph& graph, int* fused);
 // Replaces the exported GELU chains (erf form and tanh form) with Gelu.
 Status fuse_gelu(Graph& graph, int* fused);
+// Folds a following bias Add, residual Add and Relu / Gelu into a float
+// MatMul [.., M, K] x [K, N] as sy_bias / sy_residual / sy_activation
+// (providers/cpu/gemm/fused_epilogue.h). CPU only.
+Status fuse_matmul_epilogue(Graph& graph, int* fused);
 // Replaces ReduceMean / Sub / Pow / ReduceMean / Add / Sqrt / Div [/ Mul /
 // Add] over trailing axes of a float tensor with LayerNormalization.
 Status fuse_layer_norm(Graph& graph, int* fused);

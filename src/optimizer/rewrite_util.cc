@@ -71,6 +71,32 @@ void rewrite_each_node(Graph& graph, bool (*rewrite_one)(Graph&, Node&), int* co
   }
 }
 
+bool same_static_shape(const ValueType& a, const ValueType& b) {
+  if (!a.has_shape || !b.has_shape || a.dims.size() != b.dims.size()) return false;
+  for (size_t i = 0; i < a.dims.size(); ++i) {
+    const Dim& x = a.dims[i];
+    const Dim& y = b.dims[i];
+    if (!(x.is_known() || x.is_symbolic()) || !(x == y)) return false;
+  }
+  return true;
+}
+
+Attribute int_attribute(const char* name, int64_t value) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInt;
+  a.i = value;
+  return a;
+}
+
+Attribute string_attribute(const char* name, const std::string& value) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kString;
+  a.s = value;
+  return a;
+}
+
 ValueId other_input(const Node& node, ValueId known) {
   if (node.inputs.size() != 2) return kNoValue;
   if (node.inputs[0] == known) return node.inputs[1];

@@ -36,6 +36,14 @@ bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value)
 // sqrt(2) and the like rounded to float).
 bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected);
 
+// Same rank and every dimension the same number or the same symbol: an
+// element-wise op of two such values broadcasts nothing.
+bool same_static_shape(const ValueType& a, const ValueType& b);
+
+// A new int or string attribute, for the fusions' sy_ attributes.
+Attribute int_attribute(const char* name, int64_t value);
+Attribute string_attribute(const char* name, const std::string& value);
+
 // For a node with two inputs, the one that is not `known`; kNoValue when
 // neither is `known` or the node does not have exactly two inputs.
 ValueId other_input(const Node& node, ValueId known);

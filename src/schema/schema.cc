@@ -15,7 +15,16 @@ const ValueType* InferenceContext::input_type(size_t i) const {
 
 const Tensor* InferenceContext::input_constant(size_t i) const {
   if (!node_.has_input(i)) return nullptr;
-  return graph_.constant(node_.inputs[i]);
+  if (const Tensor* t = graph_.constant(node_.inputs[i])) return t;
+  // Before constant folding, exporters' shape arguments (Unsqueeze axes,
+  // Reshape shapes) come from Constant nodes: their `value` is as good.
+  const NodeId p = graph_.values[static_cast<size_t>(node_.inputs[i])].producer;
+  if (p == kNoNode) return nullptr;
+  const Node& producer = graph_.nodes[static_cast<size_t>(p)];
+  if (producer.removed || !producer.domain.empty() || producer.op_type != "Constant") return nullptr;
+  const Attribute* value = producer.attr("value");
+  if (value == nullptr || value->type != AttributeType::kTensor || !value->t.is_tensor()) return nullptr;
+  return &value->t;
 }
 
 const OpSchema* find_schema(std::string_view domain, std::string_view op_type, int64_t opset) {

@@ -29,7 +29,8 @@ class InferenceContext {
   bool has_input(size_t i) const { return node_.has_input(i); }
   // nullptr when the input is omitted.
   const ValueType* input_type(size_t i) const;
-  // The input's constant value when it is an initializer (or folded), else
+  // The input's constant value when it is an initializer (or folded) or the
+  // `value` tensor of the Constant node producing it, else
   // nullptr. Lets Reshape, Slice, Expand ... infer static output shapes.
   const Tensor* input_constant(size_t i) const;
   ValueType& output_type(size_t i) { return outputs_[i]; }

@@ -257,7 +257,13 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   for (ValueId v : graph.inputs) s->input_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
   for (ValueId v : graph.outputs) s->output_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
 
-  SY_RETURN_IF_ERROR(optimize(graph, options.optimization_level).with_context(where));
+  OptimizerOptions optimizer_options;
+  optimizer_options.cpu_only = true;
+  for (const ProviderRequest& r : options.providers) {
+    Result<std::string> name = canonical_provider_name(r.name);
+    if (!name.ok() || *name != "CPUExecutionProvider") optimizer_options.cpu_only = false;
+  }
+  SY_RETURN_IF_ERROR(optimize(graph, options.optimization_level, nullptr, optimizer_options).with_context(where));
   // Written before partitioning, which adds device copies that belong to
   // this session's providers, not to the model.
   if (!options.optimized_model_path.empty())

@@ -61,11 +61,16 @@ class ConvKernel final : public Kernel {
   ConvKernel(const KernelCreateContext& ctx, Status& status) {
     status = read_window_attributes(ctx, false, false, attrs_);
     if (!status.ok()) return;
-    status = read_conv_activation(ctx, activation_);
+    status = read_fused_activation(ctx, activation_);
     if (!status.ok()) return;
-    residual_ = ctx.node().attr_int(kConvResidualAttr, 0) == 1;
+    // The Winograd and depthwise paths apply the activation as a clamp.
+    if (activation_.activation == GemmActivation::kGeluErf || activation_.activation == GemmActivation::kGeluTanh) {
+      status = ctx.error(std::string(kFusedActivationAttr) + " on a Conv must be \"Relu\" or \"Clip\"");
+      return;
+    }
+    residual_ = ctx.node().attr_int(kFusedResidualAttr, 0) == 1;
     if (residual_ && !ctx.node().has_input(3)) {
-      status = ctx.error(std::string(kConvResidualAttr) + " is set but input 3 (the residual) is missing");
+      status = ctx.error(std::string(kFusedResidualAttr) + " is set but input 3 (the residual) is missing");
       return;
     }
     group_ = ctx.node().attr_int("group", 1);

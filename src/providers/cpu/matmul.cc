@@ -8,9 +8,11 @@
 // spread over the threads when there are enough of them, else each
 // threaded. Other types use a plain loop: they exist for completeness.
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/cpu/gemm/fused_epilogue.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/matmul_dims.h"
 
@@ -52,7 +54,22 @@ void naive_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T a
 class MatMulKernel final : public Kernel {
  public:
   MatMulKernel(const KernelCreateContext& ctx, Status& status) {
-    (void)status;
+    // A fused epilogue (optimizer/matmul_epilogue_fusion.cc): bias, residual
+    // and activation applied as the GEMM stores each tile; float only.
+    status = read_fused_activation(ctx, epilogue_);
+    if (!status.ok()) return;
+    bias_ = ctx.node().attr_int(kFusedBiasAttr, 0) == 1;
+    residual_ = ctx.node().attr_int(kFusedResidualAttr, 0) == 1;
+    if ((bias_ && !ctx.node().has_input(2)) || (residual_ && !ctx.node().has_input(3))) {
+      status = ctx.error(std::string(bias_ && !ctx.node().has_input(2) ? kFusedBiasAttr : kFusedResidualAttr) +
+                         " is set but its input is missing");
+      return;
+    }
+    const ValueType* a_type = ctx.input_type(0);
+    if (fused() && a_type != nullptr && a_type->dtype != DataType::kFloat) {
+      status = ctx.error("a fused bias, residual or activation needs float inputs");
+      return;
+    }
     const Tensor* b = ctx.constant_input(1);
     if (b == nullptr || b->dtype() != DataType::kFloat || b->shape().rank() == 0) return;
     const Shape& s = b->shape();
@@ -74,8 +91,15 @@ class MatMulKernel final : public Kernel {
     SY_RETURN_IF_ERROR(matmul_dims(ctx, a.shape(), b.shape(), d));
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), d.out_shape));
     if (y->num_elements() == 0) return ok_status();
+    if (fused() && a.dtype() != DataType::kFloat)
+      return kernel_error(ctx, "a fused bias, residual or activation needs float inputs; got " + a.describe());
     switch (a.dtype()) {
-      case DataType::kFloat: return run_float(ctx, a.data<float>(), b.data<float>(), y->data<float>(), d);
+      case DataType::kFloat: {
+        GemmEpilogue ep = epilogue_;
+        float beta = 0.0f;
+        SY_RETURN_IF_ERROR(prepare_epilogue(ctx, *y, d, ep, beta));
+        return run_float(ctx, a.data<float>(), b.data<float>(), y->data<float>(), d, ep, beta);
+      }
       case DataType::kDouble: return run_loop<double>(ctx, a, b, *y, d);
       case DataType::kInt32: return run_loop<int32_t>(ctx, a, b, *y, d);
       case DataType::kInt64: return run_loop<int64_t>(ctx, a, b, *y, d);
@@ -113,7 +137,33 @@ class MatMulKernel final : public Kernel {
     return ok_status();
   }
 
-  Status run_float(KernelContext& ctx, const float* a, const float* b, float* y, const MatMulDims& d) const {
+  bool fused() const { return bias_ || residual_ || epilogue_.activation != GemmActivation::kNone; }
+
+  // The bias pointer, and Y prefilled with the residual (added through
+  // beta = 1) when those inputs are fused in.
+  Status prepare_epilogue(KernelContext& ctx, Tensor& y, const MatMulDims& d, GemmEpilogue& ep, float& beta) const {
+    if (bias_) {
+      const Tensor& bias = *ctx.input(2);
+      if (bias.dtype() != DataType::kFloat || bias.num_elements() != d.N)
+        return kernel_error(ctx, "the fused bias (input 2) must be " + std::to_string(d.N) + " floats; got " +
+                                     bias.describe());
+      ep.bias = bias.data<float>();
+      ep.bias_per_row = false;
+    }
+    if (residual_) {
+      const Tensor& z = *ctx.input(3);
+      if (z.dtype() != DataType::kFloat || z.shape() != y.shape())
+        return kernel_error(ctx, "the fused residual (input 3) must be float " + y.shape().to_string() + "; got " +
+                                     z.describe());
+      if (z.data<float>() != y.data<float>())
+        std::memcpy(y.data<float>(), z.data<float>(), static_cast<size_t>(y.num_elements()) * sizeof(float));
+      beta = 1.0f;
+    }
+    return ok_status();
+  }
+
+  Status run_float(KernelContext& ctx, const float* a, const float* b, float* y, const MatMulDims& d,
+                   const GemmEpilogue& ep, float beta) const {
     ThreadPool& pool = ctx.thread_pool();
     const bool use_packed = !packed_b_.empty() && packed_b_.rows() == d.K && packed_b_.cols() == d.N;
     if (!d.b_has_batch) {
@@ -126,9 +176,9 @@ class MatMulKernel final : public Kernel {
         const int64_t rows = d.batch_count * d.M;
         SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(rows, d.N, d.K, &pool))));
         if (use_packed) {
-          sgemm_packed_b(false, rows, d.N, d.K, 1.0f, a, d.K, packed_b_, 0.0f, y, d.N, &pool, ws);
+          sgemm_packed_b(false, rows, d.N, d.K, 1.0f, a, d.K, packed_b_, beta, y, d.N, &pool, ws, ep);
         } else {
-          sgemm(false, false, rows, d.N, d.K, 1.0f, a, d.K, b, d.N, 0.0f, y, d.N, &pool, ws);
+          sgemm(false, false, rows, d.N, d.K, 1.0f, a, d.K, b, d.N, beta, y, d.N, &pool, ws, ep);
         }
         return ok_status();
       }
@@ -144,25 +194,25 @@ class MatMulKernel final : public Kernel {
         for (int64_t t = begin; t < end; ++t) {
           void* mine = static_cast<char*>(ws) + per_task * static_cast<size_t>(t);
           for (int64_t i = d.batch_count * t / tasks; i < d.batch_count * (t + 1) / tasks; ++i)
-            gemm_one(a, b, y, d, i, use_packed, nullptr, mine);
+            gemm_one(a, b, y, d, i, use_packed, nullptr, mine, ep, beta);
         }
       });
       return ok_status();
     }
     SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(d.M, d.N, d.K, &pool))));
-    for (int64_t i = 0; i < d.batch_count; ++i) gemm_one(a, b, y, d, i, use_packed, &pool, ws);
+    for (int64_t i = 0; i < d.batch_count; ++i) gemm_one(a, b, y, d, i, use_packed, &pool, ws, ep, beta);
     return ok_status();
   }
 
   void gemm_one(const float* a, const float* b, float* y, const MatMulDims& d, int64_t index, bool use_packed,
-                ThreadPool* pool, void* ws) const {
+                ThreadPool* pool, void* ws, const GemmEpilogue& ep, float beta) const {
     int64_t a_off, b_off;
     batch_offsets(d, index, a_off, b_off);
     float* out = y + index * d.M * d.N;
     if (use_packed && b_off == 0) {
-      sgemm_packed_b(false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, packed_b_, 0.0f, out, d.N, pool, ws);
+      sgemm_packed_b(false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, packed_b_, beta, out, d.N, pool, ws, ep);
     } else {
-      sgemm(false, false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, b + b_off, d.N, 0.0f, out, d.N, pool, ws);
+      sgemm(false, false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, b + b_off, d.N, beta, out, d.N, pool, ws, ep);
     }
   }
 
@@ -179,6 +229,9 @@ class MatMulKernel final : public Kernel {
     return ok_status();
   }
 
+  GemmEpilogue epilogue_;  // the fused activation
+  bool bias_ = false;
+  bool residual_ = false;
   PackedMatrix packed_b_;
 };
 

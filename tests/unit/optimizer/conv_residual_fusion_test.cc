@@ -134,15 +134,7 @@ TEST(ConvResidualFusionTest, SavedOptimizedModelReadsBackWithFourInputs) {
                                                              {"z", sample_tensor(Shape(ys), 9)}};
   auto optimized = run_at(b, OptimizationLevel::kAll, feeds, path);
   ASSERT_TRUE(optimized.ok()) << optimized.status().to_string();
-  SessionOptions plain;
-  plain.optimization_level = OptimizationLevel::kDisableAll;
-  auto reloaded = Session::create(path, plain);
-  ASSERT_TRUE(reloaded.ok()) << reloaded.status().to_string();
-  auto again = (*reloaded)->run(feeds);
-  ASSERT_TRUE(again.ok()) << again.status().to_string();
-  auto unoptimized = run_at(b, OptimizationLevel::kDisableAll, feeds);
-  ASSERT_TRUE(unoptimized.ok()) << unoptimized.status().to_string();
-  expect_tensor_near((*again)[0], (*unoptimized)[0], 1e-5, 1e-5);
+  expect_saved_model_matches_unoptimized(path, b, feeds);
 }
 
 }  // namespace

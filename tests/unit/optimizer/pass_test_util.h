@@ -72,6 +72,21 @@ inline void expect_same_outputs(const ModelBuilder& b, const std::vector<std::pa
   for (size_t i = 0; i < basic->size(); ++i) expect_tensor_near((*all)[i], (*basic)[i], 1e-5, 1e-5);
 }
 
+// Reads the optimized model saved at `path` back without optimizing and
+// expects its first output to match the unoptimized model's within 1e-5.
+inline void expect_saved_model_matches_unoptimized(const std::string& path, const ModelBuilder& b,
+                                                   const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  SessionOptions plain;
+  plain.optimization_level = OptimizationLevel::kDisableAll;
+  auto reloaded = Session::create(path, plain);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status().to_string();
+  auto again = (*reloaded)->run(feeds);
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  auto unoptimized = run_at(b, OptimizationLevel::kDisableAll, feeds);
+  ASSERT_TRUE(unoptimized.ok()) << unoptimized.status().to_string();
+  expect_tensor_near((*again)[0], (*unoptimized)[0], 1e-5, 1e-5);
+}
+
 // x -> Identity -> xi, read by both branches of an If (Relu / Neg) from
 // the outer scope: the shape that tests subgraph reads across passes.
 inline ModelBuilder identity_feeding_if_branches() {

@@ -126,35 +126,6 @@ void im2col_nd(const float* x, int64_t channels, const WindowGeometry& g, int64_
 
 }  // namespace
 
-Status read_conv_activation(const KernelCreateContext& ctx, GemmEpilogue& ep) {
-  const Node& n = ctx.node();
-  if (!n.has_attr(kConvActivationAttr)) return ok_status();
-  const std::string kind = n.attr_string(kConvActivationAttr, "");
-  const std::vector<float> params = n.attr_floats(kConvActivationParamsAttr);
-  if (kind == "Relu") {
-    ep.activation = GemmActivation::kRelu;
-    return ok_status();
-  }
-  if (kind == "Clip") {
-    if (!params.empty() && params.size() != 2)
-      return ctx.error(std::string(kConvActivationParamsAttr) + " for Clip must be [min, max]; got " +
-                       std::to_string(params.size()) + " values");
-    ep.activation = GemmActivation::kClip;
-    ep.clip_min = params.empty() ? -std::numeric_limits<float>::infinity() : params[0];
-    ep.clip_max = params.empty() ? std::numeric_limits<float>::infinity() : params[1];
-    return ok_status();
-  }
-  return ctx.error(std::string(kConvActivationAttr) + " must be \"Relu\" or \"Clip\"; got \"" + kind + "\"");
-}
-
-void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) {
-  if (ep.activation == GemmActivation::kRelu) {
-    for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], 0.0f);
-  } else if (ep.activation == GemmActivation::kClip) {
-    for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], ep.clip_min), ep.clip_max);
-  }
-}
-
 Status read_window_attributes(const KernelCreateContext& ctx, bool kernel_required, bool has_ceil_mode,
                               WindowAttributes& out) {
   const Node& n = ctx.node();

@@ -1,20 +1,8 @@
-// Sliding-window geometry shared by Conv and the pooling kernels, the
-// im2col loop Conv uses, and the fused-activation attributes.
+// Sliding-window geometry shared by Conv and the pooling kernels, and the
+// im2col loop Conv uses.
 //
-// Fused activation: an optimizer pass that folds a following Relu or Clip
-// into an ai.onnx Conv sets two attributes on the Conv node, which the CPU
-// Conv kernel applies in its GEMM epilogue (no extra pass over the output):
-//   sy_activation         string  "Relu" or "Clip"
-//   sy_activation_params  floats  for "Clip": [min, max] (absent: -inf, +inf)
-// A Clip whose min/max are inputs must be folded only when they are
-// constants.
-//
-// Fused residual: the Conv+Add pass sets
-//   sy_residual           int     1: input 3 (same shape as Y) is added to
-//                                 the result, before the activation
-// so such a Conv has four inputs (an empty bias slot when it had none).
-// Other providers must decline a Conv carrying these attributes unless they
-// apply them too.
+// The fused activation and residual attributes a Conv may carry are in
+// gemm/fused_epilogue.h.
 #pragma once
 
 #include <cstdint>
@@ -23,21 +11,11 @@
 #include <vector>
 
 #include "providers/cpu/conv/window_dim.h"
+#include "providers/cpu/gemm/fused_epilogue.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
-
-inline constexpr const char* kConvActivationAttr = "sy_activation";
-inline constexpr const char* kConvActivationParamsAttr = "sy_activation_params";
-inline constexpr const char* kConvResidualAttr = "sy_residual";
-
-// Reads sy_activation / sy_activation_params into `ep` (activation only).
-Status read_conv_activation(const KernelCreateContext& ctx, GemmEpilogue& ep);
-
-// Applies ep's activation to `n` floats (for paths that do not go through
-// the GEMM epilogue).
-void apply_activation(float* y, int64_t n, const GemmEpilogue& ep);
 
 inline constexpr int kMaxSpatialDims = 6;
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <new>
 
+#include "providers/cpu/activation_simd.h"
 #include "providers/cpu/gemm/sgemm_kernels.h"
 
 namespace sy::cpu {
@@ -224,12 +225,20 @@ void pack_b_panels(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t 
   }
 }
 
+// Gelu over `rows` rows of `cols` floats, `ld` apart.
+void gelu_rows(float* c, int64_t rows, int64_t cols, int64_t ld, GemmActivation a) {
+  const SimdActivation f = a == GemmActivation::kGeluTanh ? SimdActivation::kGeluTanh : SimdActivation::kGeluErf;
+  for (int64_t i = 0; i < rows; ++i) activation_f32(f, c + i * ld, c + i * ld, cols);
+}
+
 float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& ep) {
   if (ep.bias != nullptr) x += ep.bias_per_row ? ep.bias[i] : ep.bias[j];
   if (ep.activation == GemmActivation::kRelu) {
     x = std::max(x, 0.0f);
   } else if (ep.activation == GemmActivation::kClip) {
     x = std::min(std::max(x, ep.clip_min), ep.clip_max);
+  } else if (ep.activation == GemmActivation::kGeluErf || ep.activation == GemmActivation::kGeluTanh) {
+    gelu_rows(&x, 1, 1, 0, ep.activation);
   }
   return x;
 }
@@ -253,6 +262,7 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
   const int64_t n_pad = round_up(g.N, g.nr);
   float lo = 0.0f, hi = 0.0f;
   const bool has_act = activation_clamp(g.ep, &lo, &hi);
+  const bool gelu = g.ep.activation == GemmActivation::kGeluErf || g.ep.activation == GemmActivation::kGeluTanh;
   for (int64_t jc = n0; jc < n1; jc += kNc) {
     const int64_t nc = std::min(kNc, n1 - jc);
     for (int64_t pc = 0; pc < g.K; pc += kKc) {
@@ -293,6 +303,7 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
             t.c = g.c + (ic + ir) * g.ldc + jc + jr;
             t.row_bias = last && g.ep.bias != nullptr && g.ep.bias_per_row ? g.ep.bias + ic + ir : nullptr;
             g.kernel(t);
+            if (last && gelu) gelu_rows(t.c, t.mr, t.nr, g.ldc, g.ep.activation);
           }
         }
       }

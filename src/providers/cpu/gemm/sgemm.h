@@ -36,7 +36,9 @@ bool force_gemm_isa(GemmIsa isa);
 // Back to the best supported variant.
 void reset_gemm_isa();
 
-enum class GemmActivation : int { kNone = 0, kRelu = 1, kClip = 2 };
+// Gelu (erf form, or its tanh approximation) is applied to each micro-tile
+// as soon as it is final, while it is still in the L1 cache.
+enum class GemmActivation : int { kNone = 0, kRelu = 1, kClip = 2, kGeluErf = 3, kGeluTanh = 4 };
 
 // Applied once to each element of C after the product and beta term.
 struct GemmEpilogue {
@@ -49,7 +51,7 @@ struct GemmEpilogue {
 
 // The epilogue's activation as a clamp to [lo, hi] (Relu: [0, +inf]; Clip:
 // [clip_min, clip_max]), for the kernels that apply it themselves. False,
-// with [-inf, +inf], when there is none.
+// with [-inf, +inf], when there is none or it is not a clamp (Gelu).
 bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi);
 
 // A constant operand in the layout the micro-kernels read. Movable, not

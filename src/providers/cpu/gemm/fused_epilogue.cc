@@ -1,0 +1,56 @@
+#include "providers/cpu/gemm/fused_epilogue.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "providers/cpu/activation_simd.h"
+
+namespace sy::cpu {
+
+Status read_fused_activation(const KernelCreateContext& ctx, GemmEpilogue& ep) {
+  const Node& n = ctx.node();
+  if (!n.has_attr(kFusedActivationAttr)) return ok_status();
+  const std::string kind = n.attr_string(kFusedActivationAttr, "");
+  const std::vector<float> params = n.attr_floats(kFusedActivationParamsAttr);
+  if (kind == "Relu") {
+    ep.activation = GemmActivation::kRelu;
+    return ok_status();
+  }
+  if (kind == "Gelu") {
+    ep.activation = GemmActivation::kGeluErf;
+    return ok_status();
+  }
+  if (kind == "GeluTanh") {
+    ep.activation = GemmActivation::kGeluTanh;
+    return ok_status();
+  }
+  if (kind == "Clip") {
+    if (!params.empty() && params.size() != 2)
+      return ctx.error(std::string(kFusedActivationParamsAttr) + " for Clip must be [min, max]; got " +
+                       std::to_string(params.size()) + " values");
+    ep.activation = GemmActivation::kClip;
+    ep.clip_min = params.empty() ? -std::numeric_limits<float>::infinity() : params[0];
+    ep.clip_max = params.empty() ? std::numeric_limits<float>::infinity() : params[1];
+    return ok_status();
+  }
+  return ctx.error(std::string(kFusedActivationAttr) + " must be \"Relu\", \"Clip\", \"Gelu\" or \"GeluTanh\"; got \"" +
+                   kind + "\"");
+}
+
+void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) {
+  switch (ep.activation) {
+    case GemmActivation::kNone: break;
+    case GemmActivation::kRelu:
+      for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], 0.0f);
+      break;
+    case GemmActivation::kClip:
+      for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], ep.clip_min), ep.clip_max);
+      break;
+    case GemmActivation::kGeluErf: activation_f32(SimdActivation::kGeluErf, y, y, n); break;
+    case GemmActivation::kGeluTanh: activation_f32(SimdActivation::kGeluTanh, y, y, n); break;
+  }
+}
+
+}  // namespace sy::cpu
