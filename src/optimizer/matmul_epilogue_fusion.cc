@@ -1,15 +1,19 @@
 // MatMul epilogue fusion: the element-wise nodes a transformer puts after
 // each projection move into the MatMul, which applies them as the GEMM
 // stores each tile (providers/cpu/gemm/fused_epilogue.h):
-//   Add(MatMul(a, B), bias)   bias a constant vector over the last axis -> sy_bias, input 2
+//   Div(MatMul(a, b), c) / Mul(MatMul(a, b), c), c a scalar constant -> sy_alpha (1/c or c)
+//   Add(that, bias)           bias a constant vector over the last axis -> sy_bias, input 2
 //   Add(that, z)              z of exactly the output's shape          -> sy_residual, input 3
 //   Relu(that) / Gelu(that)                                            -> sy_activation
 // in that order, each optional: BERT's projections become MatMul+bias, its
-// output projections MatMul+bias+residual, its FFN MatMul+bias+Gelu. Each
-// fused node is one full pass over the output saved.
+// output projections MatMul+bias+residual, its FFN MatMul+bias+Gelu, its
+// attention scores Q.K^T / sqrt(d) one scaled MatMul. Each fused node is one
+// full pass over the output saved. The scale applies to any float MatMul;
+// the rest needs a [K, N] B, so that the output's last axis is N.
 //
 // Only the CPU's MatMul applies these attributes, so optimize() runs this
 // pass only for sessions whose providers are all the CPU.
+#include <cmath>
 #include <string>
 
 #include "optimizer/optimizer.h"
@@ -20,6 +24,7 @@ namespace sy {
 namespace {
 
 using cpu::kFusedActivationAttr;
+using cpu::kFusedAlphaAttr;
 using cpu::kFusedBiasAttr;
 using cpu::kFusedResidualAttr;
 
@@ -57,22 +62,51 @@ void absorb(Node& matmul, Node& consumer) {
   consumer.removed = true;
 }
 
+// Div or Mul of the MatMul's output by a scalar constant: the factor to
+// fold into alpha, or 0 when `next` is not that.
+float scale_factor(const Graph& graph, const Node& next, ValueId product) {
+  if (next.inputs.size() != 2) return 0.0f;
+  const bool div = rewrite::is_op(next, "Div") && next.inputs[0] == product;
+  const bool mul = rewrite::is_op(next, "Mul");
+  if ((!div && !mul) || next.since_version < 7) return 0.0f;
+  const ValueId c = rewrite::other_input(next, product);
+  double value = 0;
+  if (c == kNoValue || c == product || !rewrite::constant_scalar(graph, c, product, &value) || value == 0.0 ||
+      !std::isfinite(value))
+    return 0.0f;
+  return static_cast<float>(div ? 1.0 / value : value);
+}
+
 bool fuse_one(Graph& graph, Node& matmul) {
   if (!rewrite::is_op(matmul, "MatMul") || matmul.inputs.size() != 2 || matmul.outputs.size() != 1 ||
-      matmul.has_attr(kFusedBiasAttr) || matmul.has_attr(kFusedResidualAttr) || matmul.has_attr(kFusedActivationAttr))
+      matmul.has_attr(kFusedAlphaAttr) || matmul.has_attr(kFusedBiasAttr) || matmul.has_attr(kFusedResidualAttr) ||
+      matmul.has_attr(kFusedActivationAttr))
     return false;
   const ValueType& a = graph.values[static_cast<size_t>(matmul.inputs[0])].type;
   const ValueType& b = graph.values[static_cast<size_t>(matmul.inputs[1])].type;
   const ValueType& out = graph.values[static_cast<size_t>(matmul.outputs[0])].type;
-  // [.., M, K] x [K, N]: the output's last axis is B's columns.
-  if (!is_float_tensor(a) || !is_float_tensor(b) || !is_float_tensor(out) || !a.has_shape || a.rank() < 2 ||
-      !b.has_shape || b.rank() != 2)
-    return false;
-  const int64_t n = last_dim(out);
-  const size_t out_rank = out.has_shape ? out.rank() : 0;
+  if (!is_float_tensor(a) || !is_float_tensor(b) || !is_float_tensor(out)) return false;
   bool changed = false;
 
   Node* next = next_elementwise(graph, matmul.outputs[0]);
+  if (next != nullptr) {
+    const float alpha = scale_factor(graph, *next, matmul.outputs[0]);
+    if (alpha != 0.0f) {
+      Attribute attr;
+      attr.name = kFusedAlphaAttr;
+      attr.type = AttributeType::kFloat;
+      attr.f = alpha;
+      matmul.attributes.push_back(std::move(attr));
+      absorb(matmul, *next);
+      changed = true;
+      next = next_elementwise(graph, matmul.outputs[0]);
+    }
+  }
+  // [.., M, K] x [K, N]: the output's last axis is B's columns.
+  if (!a.has_shape || a.rank() < 2 || !b.has_shape || b.rank() != 2) return changed;
+  const int64_t n = last_dim(out);
+  const size_t out_rank = out.has_shape ? out.rank() : 0;
+
   if (next != nullptr && rewrite::is_op(*next, "Add") && next->since_version >= 7 && n > 0) {
     const ValueId bias = rewrite::other_input(*next, matmul.outputs[0]);
     if (bias != kNoValue && bias != matmul.outputs[0] && is_row_bias(graph, bias, n, out_rank)) {

@@ -59,6 +59,7 @@ class MatMulKernel final : public Kernel {
     status = read_fused_activation(ctx, epilogue_);
     if (!status.ok()) return;
     bias_ = ctx.node().attr_int(kFusedBiasAttr, 0) == 1;
+    alpha_ = ctx.node().attr_float(kFusedAlphaAttr, 1.0f);
     residual_ = ctx.node().attr_int(kFusedResidualAttr, 0) == 1;
     if ((bias_ && !ctx.node().has_input(2)) || (residual_ && !ctx.node().has_input(3))) {
       status = ctx.error(std::string(bias_ && !ctx.node().has_input(2) ? kFusedBiasAttr : kFusedResidualAttr) +
@@ -67,7 +68,7 @@ class MatMulKernel final : public Kernel {
     }
     const ValueType* a_type = ctx.input_type(0);
     if (fused() && a_type != nullptr && a_type->dtype != DataType::kFloat) {
-      status = ctx.error("a fused bias, residual or activation needs float inputs");
+      status = ctx.error("a fused scale, bias, residual or activation needs float inputs");
       return;
     }
     const Tensor* b = ctx.constant_input(1);
@@ -92,7 +93,7 @@ class MatMulKernel final : public Kernel {
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, a.dtype(), d.out_shape));
     if (y->num_elements() == 0) return ok_status();
     if (fused() && a.dtype() != DataType::kFloat)
-      return kernel_error(ctx, "a fused bias, residual or activation needs float inputs; got " + a.describe());
+      return kernel_error(ctx, "a fused scale, bias, residual or activation needs float inputs; got " + a.describe());
     switch (a.dtype()) {
       case DataType::kFloat: {
         GemmEpilogue ep = epilogue_;
@@ -137,7 +138,7 @@ class MatMulKernel final : public Kernel {
     return ok_status();
   }
 
-  bool fused() const { return bias_ || residual_ || epilogue_.activation != GemmActivation::kNone; }
+  bool fused() const { return bias_ || residual_ || alpha_ != 1.0f || epilogue_.activation != GemmActivation::kNone; }
 
   // The bias pointer, and Y prefilled with the residual (added through
   // beta = 1) when those inputs are fused in.
@@ -176,9 +177,9 @@ class MatMulKernel final : public Kernel {
         const int64_t rows = d.batch_count * d.M;
         SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(rows, d.N, d.K, &pool))));
         if (use_packed) {
-          sgemm_packed_b(false, rows, d.N, d.K, 1.0f, a, d.K, packed_b_, beta, y, d.N, &pool, ws, ep);
+          sgemm_packed_b(false, rows, d.N, d.K, alpha_, a, d.K, packed_b_, beta, y, d.N, &pool, ws, ep);
         } else {
-          sgemm(false, false, rows, d.N, d.K, 1.0f, a, d.K, b, d.N, beta, y, d.N, &pool, ws, ep);
+          sgemm(false, false, rows, d.N, d.K, alpha_, a, d.K, b, d.N, beta, y, d.N, &pool, ws, ep);
         }
         return ok_status();
       }
@@ -210,9 +211,9 @@ class MatMulKernel final : public Kernel {
     batch_offsets(d, index, a_off, b_off);
     float* out = y + index * d.M * d.N;
     if (use_packed && b_off == 0) {
-      sgemm_packed_b(false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, packed_b_, beta, out, d.N, pool, ws, ep);
+      sgemm_packed_b(false, d.M, d.N, d.K, alpha_, a + a_off, d.K, packed_b_, beta, out, d.N, pool, ws, ep);
     } else {
-      sgemm(false, false, d.M, d.N, d.K, 1.0f, a + a_off, d.K, b + b_off, d.N, beta, out, d.N, pool, ws, ep);
+      sgemm(false, false, d.M, d.N, d.K, alpha_, a + a_off, d.K, b + b_off, d.N, beta, out, d.N, pool, ws, ep);
     }
   }
 
@@ -232,6 +233,7 @@ class MatMulKernel final : public Kernel {
   GemmEpilogue epilogue_;  // the fused activation
   bool bias_ = false;
   bool residual_ = false;
+  float alpha_ = 1.0f;  // sy_alpha
   PackedMatrix packed_b_;
 };
 

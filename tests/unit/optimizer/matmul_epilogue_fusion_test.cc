@@ -171,6 +171,42 @@ TEST(MatMulEpilogueFusionTest, LeavesAloneWhatItCannotApply) {
   }
 }
 
+// q [2, 4, 8] x k [2, 8, 4] (batched, as attention's scores), then `op`
+// with the scalar 8 on the side `scalar_first` says, then Softmax.
+ModelBuilder scaled_scores(const char* op, bool scalar_first) {
+  ModelBuilder b(17);
+  b.input("q", DataType::kFloat, {2, 4, 8});
+  b.input("k", DataType::kFloat, {2, 8, 4});
+  b.initializer("c", make_tensor<float>({}, {8.0f}));
+  b.node("MatMul", {"q", "k"}, {"s"}, {}, "matmul");
+  b.node(op, scalar_first ? std::vector<std::string>{"c", "s"} : std::vector<std::string>{"s", "c"}, {"t"}, {},
+         "scale");
+  b.node("Softmax", {"t"}, {"y"}, {AttrSpec("axis", int64_t{-1})}, "softmax");
+  b.output("y", DataType::kFloat, {2, 4, 4});
+  return b;
+}
+
+TEST(MatMulEpilogueFusionTest, ScalarDivOrMulBecomesAlpha) {
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"q", sample_tensor({2, 4, 8}, 17, 3.0f)},
+                                                             {"k", sample_tensor({2, 8, 4}, 18, 3.0f)}};
+  struct Case {
+    const char* op;
+    bool scalar_first;
+    float alpha;  // 0: not fused
+  };
+  for (const Case& c : {Case{"Div", false, 0.125f}, Case{"Mul", false, 8.0f}, Case{"Mul", true, 8.0f},
+                        Case{"Div", true, 0.0f}}) {  // 8 / s is no scale
+    SCOPED_TRACE(std::string(c.op) + (c.scalar_first ? " (scalar first)" : ""));
+    const ModelBuilder b = scaled_scores(c.op, c.scalar_first);
+    Graph g;
+    EXPECT_EQ(epilogue_fusions(b, &g), c.alpha != 0.0f ? 1 : 0);
+    const Node* mm = only_node(g, "MatMul");
+    ASSERT_NE(mm, nullptr);
+    EXPECT_EQ(mm->attr_float("sy_alpha", 0.0f), c.alpha);
+    expect_same_outputs(b, feeds);
+  }
+}
+
 TEST(MatMulEpilogueFusionTest, ShapesInferredThroughConstantNodesLetItFuse) {
   // Exporters give Unsqueeze its axes through a Constant node; inference
   // must read it (before folding) for the product to have a known rank.
