@@ -8,10 +8,6 @@
 #include <limits>
 #include <new>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "providers/cpu/activation_simd.h"
 #include "providers/cpu/gemm/sgemm_kernels.h"
 
@@ -446,39 +442,15 @@ bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi) {
   return true;
 }
 
-namespace {
-
-// Packed weights are streamed from memory on every run; at 4 KiB a page,
-// BERT's 340 MB of them cost a TLB miss (a nested page walk in a VM) every
-// 4 KiB. Large buffers are therefore placed on 2 MiB boundaries and marked
-// for transparent huge pages (which most distributions give on request).
-constexpr size_t kHugePage = size_t{2} << 20;
-
-size_t packed_alignment(size_t bytes) { return bytes >= kHugePage ? kHugePage : 64; }
-
-float* allocate_packed(size_t floats) {
-  const size_t bytes = floats * sizeof(float);
-  const size_t align = packed_alignment(bytes);
-  void* p = ::operator new[](bytes, std::align_val_t(align), std::nothrow);
-#if defined(__linux__)
-  if (p != nullptr && align == kHugePage) madvise(p, (bytes + kHugePage - 1) / kHugePage * kHugePage, MADV_HUGEPAGE);
-#endif
-  return static_cast<float*>(p);
-}
-
-}  // namespace
-
-void PackedMatrix::Free::operator()(float* p) const {
-  ::operator delete[](p, std::align_val_t(packed_alignment(bytes)));
-}
+void PackedMatrix::Free::operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
 
 PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t lda) {
   PackedMatrix out;
   const int64_t m_pad = round_up(std::max<int64_t>(M, 1), kMr);
   const size_t floats = static_cast<size_t>(m_pad * std::max<int64_t>(K, 1));
-  float* mem = allocate_packed(floats);
+  float* mem = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64), std::nothrow));
   if (mem == nullptr) return out;
-  out.data_ = std::unique_ptr<float[], PackedMatrix::Free>(mem, PackedMatrix::Free(floats * sizeof(float)));
+  out.data_.reset(mem);
   out.floats_ = floats;
   out.rows_ = M;
   out.cols_ = K;
@@ -498,9 +470,9 @@ PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t 
   const int64_t nr = nr_of(isa);
   const int64_t n_pad = round_up(std::max<int64_t>(N, 1), nr);
   const size_t floats = static_cast<size_t>(n_pad * std::max<int64_t>(K, 1));
-  float* mem = allocate_packed(floats);
+  float* mem = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64), std::nothrow));
   if (mem == nullptr) return out;
-  out.data_ = std::unique_ptr<float[], PackedMatrix::Free>(mem, PackedMatrix::Free(floats * sizeof(float)));
+  out.data_.reset(mem);
   out.floats_ = floats;
   out.rows_ = K;
   out.cols_ = N;

@@ -68,10 +68,7 @@ class PackedMatrix {
 
  private:
   struct Free {
-    Free() : bytes(0) {}
-    explicit Free(size_t allocated) : bytes(allocated) {}
     void operator()(float* p) const;
-    size_t bytes;  // what was allocated: large buffers are aligned differently
   };
   friend PackedMatrix pack_a(bool, int64_t, int64_t, const float*, int64_t);
   friend PackedMatrix pack_b(bool, int64_t, int64_t, const float*, int64_t);
