@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <vector>
 
 #include "providers/cpu/activation_simd.h"
 #include "providers/cpu/gemm/sgemm_kernels.h"
@@ -102,23 +103,22 @@ double task_cost(int64_t rows, int64_t cols, Prepacked packed) {
   return tile_rows * c + (packed.a ? 0.0 : 2.0 * static_cast<double>(rows)) + (packed.b ? 0.0 : 2.0 * c);
 }
 
-// The time to run every task of `p`, lanes pulling them in order: list
-// scheduling, each task to the lane that frees up first. Tiles at the
-// right and bottom edges are smaller, which is what lets 5 tasks split
-// well over 2 threads.
-double plan_cost(const Plan& p, int64_t M, int64_t N, Prepacked packed) {
-  double finish[kMaxTasksPerThread * 64] = {};
-  const int64_t lanes = std::min<int64_t>(p.lanes, kMaxTasksPerThread * 64);
+// The time to run every task of `p` when lanes pull them in order: task t
+// goes to lane t % lanes (what pulling amounts to when tasks take about
+// the same time), and the busiest lane sets the time. Tiles at the right
+// and bottom edges are smaller, which is what lets 5 tasks split well over
+// 2 threads. `lane_time` is scratch of at least p.lanes entries.
+double plan_cost(const Plan& p, int64_t M, int64_t N, Prepacked packed, std::vector<double>& lane_time) {
+  std::fill(lane_time.begin(), lane_time.begin() + p.lanes, 0.0);
   for (int64_t t = 0; t < p.tasks(); ++t) {
     const int64_t rows = std::min(p.tile_m, M - t / p.tiles_n * p.tile_m);
     const int64_t cols = std::min(p.tile_n, N - t % p.tiles_n * p.tile_n);
-    double* lane = std::min_element(finish, finish + lanes);
-    *lane += task_cost(rows, cols, packed);
+    lane_time[static_cast<size_t>(t % p.lanes)] += task_cost(rows, cols, packed);
   }
-  return *std::max_element(finish, finish + lanes);
+  return *std::max_element(lane_time.begin(), lane_time.begin() + p.lanes);
 }
 
-Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
+Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
   M = std::max<int64_t>(M, 1);
   N = std::max<int64_t>(N, 1);
   const double k = static_cast<double>(std::max<int64_t>(K, 1));
@@ -133,6 +133,7 @@ Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
   best.tile_m = M;
   best.tile_n = N;
   double best_cost = std::numeric_limits<double>::max();
+  std::vector<double> lane_time(static_cast<size_t>(thread_count));
   for (int64_t tm = 1; tm <= max_tasks; ++tm) {
     for (int64_t tn = 1; tm * tn <= max_tasks; ++tn) {
       Plan p;
@@ -142,7 +143,7 @@ Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
       p.tiles_n = ceil_div(N, p.tile_n);
       p.lanes = std::min(p.tasks(), thread_count);
       // K is common to every task and drops out.
-      const double cost = plan_cost(p, M, N, packed);
+      const double cost = plan_cost(p, M, N, packed, lane_time);
       if (cost < best_cost) {
         best_cost = cost;
         best = p;
@@ -150,6 +151,30 @@ Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
     }
   }
   return best;
+}
+
+// The plan for one product. Kernels multiply the same shapes on every run,
+// and the search above costs O(tasks^2) for tasks up to 4 per thread (about
+// 2 ms at 64 threads), so each calling thread keeps the plans it made, one
+// per slot of a table indexed by a hash of the arguments: a model's few
+// dozen shapes (times the three packing cases) mostly get a slot each.
+Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
+  struct Entry {
+    int64_t M = -1, N = -1, K = -1;
+    int threads = 0;
+    bool a = false, b = false;
+    Plan plan;
+  };
+  constexpr uint64_t kSlots = 256;
+  thread_local Entry cache[kSlots];
+  uint64_t h = static_cast<uint64_t>(M) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ static_cast<uint64_t>(N)) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ static_cast<uint64_t>(K)) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ (static_cast<uint64_t>(threads) << 2 | (packed.a ? 2u : 0u) | (packed.b ? 1u : 0u))) * 0x9E3779B97F4A7C15ull;
+  Entry& e = cache[(h >> 32) % kSlots];
+  if (e.M != M || e.N != N || e.K != K || e.threads != threads || e.a != packed.a || e.b != packed.b)
+    e = Entry{M, N, K, threads, packed.a, packed.b, search_plan(M, N, K, threads, packed)};
+  return e.plan;
 }
 
 int64_t a_buffer_floats(const Plan& p, int64_t K) {
