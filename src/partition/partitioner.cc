@@ -164,9 +164,12 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
     };
     const bool last = p + 1 == providers.size();
     const bool on_host = providers[p]->device().is_cpu();
-    if (last) {
+    if (last && on_host) {
       // The last provider's claims are final as they come, so constants are
       // released between one kernel's creation and the next: node by node.
+      // Only on the host: a device provider's readers keep their constants
+      // anyway (for the copy), and a plugin's claim has a per-call cost
+      // (it fingerprints the whole graph).
       for (NodeId id : offered) {
         std::vector<NodeClaim> one = providers[p]->claim(graph, std::span<const NodeId>(&id, 1));
         for (NodeClaim& c : one) {
@@ -212,7 +215,7 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
     for (NodeId id : order) {
       const int owner = result.node_provider[static_cast<size_t>(id)];
       if (owner < 0) next.push_back(id);
-      else if (owner == static_cast<int>(p) && !last)  // kept past min_partition_size: final now
+      else if (owner == static_cast<int>(p) && !(last && on_host))  // kept past min_partition_size: final now
         release.settle(graph.nodes[static_cast<size_t>(id)], result.prepacked[static_cast<size_t>(id)], on_host);
     }
     remaining = std::move(next);
