@@ -1,5 +1,7 @@
 #include "providers/cuda/cuda_libraries.h"
 
+#include <cublasLt.h>
+
 #include <dlfcn.h>
 #include <link.h>
 
@@ -86,24 +88,12 @@ void load_cublaslt(CudaLibraries& libs, const std::vector<std::string>& folders)
   load.name = "cuBLASLt";
   void* h = open_library({"libcublasLt.so.13", "libcublasLt.so.12"}, folders, load);
   if (h == nullptr) return;
-  CublasLtApi& a = libs.cublaslt;
+  // Only its version: cuBLAS needs the library, the provider none of its functions.
+  decltype(&cublasLtGetVersion) get_version = nullptr;
   std::string missing;
-  bind(h, "cublasLtCreate", a.Create, missing);
-  bind(h, "cublasLtDestroy", a.Destroy, missing);
-  bind(h, "cublasLtGetVersion", a.GetVersion, missing);
-  bind(h, "cublasLtMatmulDescCreate", a.MatmulDescCreate, missing);
-  bind(h, "cublasLtMatmulDescDestroy", a.MatmulDescDestroy, missing);
-  bind(h, "cublasLtMatmulDescSetAttribute", a.MatmulDescSetAttribute, missing);
-  bind(h, "cublasLtMatrixLayoutCreate", a.MatrixLayoutCreate, missing);
-  bind(h, "cublasLtMatrixLayoutDestroy", a.MatrixLayoutDestroy, missing);
-  bind(h, "cublasLtMatrixLayoutSetAttribute", a.MatrixLayoutSetAttribute, missing);
-  bind(h, "cublasLtMatmulPreferenceCreate", a.MatmulPreferenceCreate, missing);
-  bind(h, "cublasLtMatmulPreferenceDestroy", a.MatmulPreferenceDestroy, missing);
-  bind(h, "cublasLtMatmulPreferenceSetAttribute", a.MatmulPreferenceSetAttribute, missing);
-  bind(h, "cublasLtMatmulAlgoGetHeuristic", a.MatmulAlgoGetHeuristic, missing);
-  bind(h, "cublasLtMatmul", a.Matmul, missing);
+  bind(h, "cublasLtGetVersion", get_version, missing);
   finish(load, missing);
-  if (a.GetVersion) load.version = static_cast<int>(a.GetVersion());
+  if (get_version) load.version = static_cast<int>(get_version());
 }
 
 void load_cublas(CudaLibraries& libs, const std::vector<std::string>& folders) {

@@ -1,5 +1,7 @@
 // The NVIDIA libraries the CUDA provider uses besides the CUDA runtime
-// (which is linked statically): cuBLAS, cuBLASLt and cuDNN. They are opened
+// (which is linked statically): cuBLAS and cuDNN, and cuBLASLt, which
+// cuBLAS itself needs (it is opened first, so that a cuBLAS found in the
+// same folder resolves it; none of its functions is called). They are opened
 // with dlopen, not linked, so that
 //   - a missing or wrong-version library becomes the provider's
 //     "unavailable" reason, naming every folder searched, instead of the
@@ -11,7 +13,6 @@
 //     functions both versions export with the same signatures.
 #pragma once
 
-#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cudnn.h>
 
@@ -39,22 +40,6 @@ struct CublasApi {
                                          long long, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
 };
 
-struct CublasLtApi {
-  decltype(&cublasLtCreate) Create = nullptr;
-  decltype(&cublasLtDestroy) Destroy = nullptr;
-  decltype(&cublasLtGetVersion) GetVersion = nullptr;
-  decltype(&cublasLtMatmulDescCreate) MatmulDescCreate = nullptr;
-  decltype(&cublasLtMatmulDescDestroy) MatmulDescDestroy = nullptr;
-  decltype(&cublasLtMatmulDescSetAttribute) MatmulDescSetAttribute = nullptr;
-  decltype(&cublasLtMatrixLayoutCreate) MatrixLayoutCreate = nullptr;
-  decltype(&cublasLtMatrixLayoutDestroy) MatrixLayoutDestroy = nullptr;
-  decltype(&cublasLtMatrixLayoutSetAttribute) MatrixLayoutSetAttribute = nullptr;
-  decltype(&cublasLtMatmulPreferenceCreate) MatmulPreferenceCreate = nullptr;
-  decltype(&cublasLtMatmulPreferenceDestroy) MatmulPreferenceDestroy = nullptr;
-  decltype(&cublasLtMatmulPreferenceSetAttribute) MatmulPreferenceSetAttribute = nullptr;
-  decltype(&cublasLtMatmulAlgoGetHeuristic) MatmulAlgoGetHeuristic = nullptr;
-  decltype(&cublasLtMatmul) Matmul = nullptr;
-};
 
 struct CudnnApi {
   decltype(&cudnnGetVersion) GetVersion = nullptr;
@@ -98,7 +83,6 @@ struct LibraryLoad {
 
 struct CudaLibraries {
   CublasApi cublas;
-  CublasLtApi cublaslt;
   CudnnApi cudnn;
   LibraryLoad cublas_load, cublaslt_load, cudnn_load;
   bool ok() const { return cublas_load.ok() && cublaslt_load.ok() && cudnn_load.ok(); }

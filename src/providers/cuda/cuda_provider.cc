@@ -157,7 +157,6 @@ Status CudaProvider::create_runtime() {
   if (st.ok())
     st = cublas_status(blas.SetMathMode(cublas_, options_.use_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
                        "cublasSetMathMode");
-  if (st.ok()) st = cublas_status(libs_->cublaslt.Create(&cublaslt_), "cublasLtCreate");
   if (st.ok()) st = cudnn_status(libs_->cudnn.Create(&cudnn_), "cudnnCreate");
   if (st.ok()) st = cudnn_status(libs_->cudnn.SetStream(cudnn_, stream_), "cudnnSetStream");
   if (!st.ok())
@@ -170,7 +169,6 @@ CudaProvider::~CudaProvider() {
   arena_.reset();
   if (libs_) {
     if (cudnn_) libs_->cudnn.Destroy(cudnn_);
-    if (cublaslt_) libs_->cublaslt.Destroy(cublaslt_);
     if (cublas_) libs_->cublas.Destroy(cublas_);
   }
   if (blas_workspace_) cudaFree(blas_workspace_);

@@ -11,7 +11,6 @@
 // no kernel image for this GPU, a library missing) and the fix.
 #pragma once
 
-#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cudnn.h>
 
@@ -63,7 +62,6 @@ class CudaProvider {
   cudaStream_t stream() const { return stream_; }
   const CudaLibraries& libs() const { return *libs_; }
   cublasHandle_t cublas() const { return cublas_; }
-  cublasLtHandle_t cublaslt() const { return cublaslt_; }
   cudnnHandle_t cudnn() const { return cudnn_; }
   // A workspace for cuBLASLt, fixed at creation.
   void* blas_workspace() const { return blas_workspace_; }
@@ -100,7 +98,6 @@ class CudaProvider {
   int driver_version_ = 0, runtime_version_ = 0;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
-  cublasLtHandle_t cublaslt_ = nullptr;
   cudnnHandle_t cudnn_ = nullptr;
   void* blas_workspace_ = nullptr;
   size_t blas_workspace_size_ = 0;
