@@ -246,6 +246,16 @@ Status launch_strided(const StridedPlan& plan, const void* src, int64_t src_elem
   });
 }
 
+// Output 0, of `rank` dims, filled with the plan's view of all of `in`
+// (Expand and Tile).
+Status write_strided_output(KernelRunContext& ctx, const TensorRef& in, int rank, const int64_t* dims,
+                            const StridedPlan& plan) {
+  TensorRef out;
+  SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in.t.dtype, rank, dims, out));
+  if (plan.empty) return ok_status();
+  return launch_strided(plan, in.data(), in.num_elements(), out.data(), dtype_size(in.t.dtype), ctx.stream());
+}
+
 Status launch_tiled_transpose(const TiledTranspose& t, const void* src, void* dst, size_t esize, cudaStream_t stream) {
   const int64_t row_tiles = (t.rows + kTile - 1) / kTile;
   const int64_t col_tiles = (t.cols + kTile - 1) / kTile;
@@ -873,10 +883,7 @@ class ExpandKernel final : public DataMovementKernel {
         n > kMaxRank ? "the output rank " + std::to_string(n) + " is above " + std::to_string(kMaxRank)
                      : expand_plan(in->dims(), in->rank(), req, static_cast<int>(n), dims, rank, plan);
     if (!error.empty()) return fail("cannot expand " + in->describe() + " to " + ints_string(req, n) + ": " + error);
-    TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, rank, dims, out));
-    if (plan.empty) return ok_status();
-    return launch_strided(plan, in->data(), in->num_elements(), out.data(), dtype_size(in->t.dtype), ctx.stream());
+    return write_strided_output(ctx, *in, rank, dims, plan);
   }
 };
 
@@ -900,10 +907,7 @@ class TileKernel final : public DataMovementKernel {
     StridedPlan plan;
     const std::string error = tile_plan(in->dims(), in->rank(), rep, dims, plan);
     if (!error.empty()) return fail(error);
-    TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, in->rank(), dims, out));
-    if (plan.empty) return ok_status();
-    return launch_strided(plan, in->data(), in->num_elements(), out.data(), dtype_size(in->t.dtype), ctx.stream());
+    return write_strided_output(ctx, *in, in->rank(), dims, plan);
   }
 };
 
