@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,8 +75,11 @@ inline void expect_same_outputs(const ModelBuilder& b, const std::vector<std::pa
 
 // Reads the optimized model saved at `path` back without optimizing and
 // expects its first output to match the unoptimized model's within 1e-5.
+// The reloaded session and its outputs are handed back when asked for.
 inline void expect_saved_model_matches_unoptimized(const std::string& path, const ModelBuilder& b,
-                                                   const std::vector<std::pair<std::string, Tensor>>& feeds) {
+                                                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                                   std::unique_ptr<Session>* reloaded_out = nullptr,
+                                                   std::vector<Tensor>* outputs_out = nullptr) {
   SessionOptions plain;
   plain.optimization_level = OptimizationLevel::kDisableAll;
   auto reloaded = Session::create(path, plain);
@@ -85,6 +89,8 @@ inline void expect_saved_model_matches_unoptimized(const std::string& path, cons
   auto unoptimized = run_at(b, OptimizationLevel::kDisableAll, feeds);
   ASSERT_TRUE(unoptimized.ok()) << unoptimized.status().to_string();
   expect_tensor_near((*again)[0], (*unoptimized)[0], 1e-5, 1e-5);
+  if (reloaded_out != nullptr) *reloaded_out = std::move(reloaded).value();
+  if (outputs_out != nullptr) *outputs_out = std::move(again).value();
 }
 
 // x -> Identity -> xi, read by both branches of an If (Relu / Neg) from
