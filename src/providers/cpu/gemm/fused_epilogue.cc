@@ -1,11 +1,9 @@
 #include "providers/cpu/gemm/fused_epilogue.h"
 
-#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "providers/cpu/activation_simd.h"
 
 namespace sy::cpu {
 
@@ -39,18 +37,5 @@ Status read_fused_activation(const KernelCreateContext& ctx, GemmEpilogue& ep) {
                    kind + "\"");
 }
 
-void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) {
-  switch (ep.activation) {
-    case GemmActivation::kNone: break;
-    case GemmActivation::kRelu:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], 0.0f);
-      break;
-    case GemmActivation::kClip:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], ep.clip_min), ep.clip_max);
-      break;
-    case GemmActivation::kGeluErf: activation_f32(SimdActivation::kGeluErf, y, y, n); break;
-    case GemmActivation::kGeluTanh: activation_f32(SimdActivation::kGeluTanh, y, y, n); break;
-  }
-}
 
 }  // namespace sy::cpu

@@ -32,8 +32,4 @@ inline constexpr const char* kFusedAlphaAttr = "sy_alpha";
 // Reads sy_activation / sy_activation_params into `ep` (activation only).
 Status read_fused_activation(const KernelCreateContext& ctx, GemmEpilogue& ep);
 
-// Applies ep's activation to `n` floats (for paths that do not go through
-// the GEMM epilogue).
-void apply_activation(float* y, int64_t n, const GemmEpilogue& ep);
-
 }  // namespace sy::cpu

@@ -250,12 +250,6 @@ void pack_b_panels(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t 
   }
 }
 
-// Gelu over `rows` rows of `cols` floats, `ld` apart.
-void gelu_rows(float* c, int64_t rows, int64_t cols, int64_t ld, GemmActivation a) {
-  const SimdActivation f = a == GemmActivation::kGeluTanh ? SimdActivation::kGeluTanh : SimdActivation::kGeluErf;
-  for (int64_t i = 0; i < rows; ++i) activation_f32(f, c + i * ld, c + i * ld, cols);
-}
-
 float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& ep) {
   if (ep.bias != nullptr) x += ep.bias_per_row ? ep.bias[i] : ep.bias[j];
   if (ep.activation == GemmActivation::kRelu) {
@@ -263,7 +257,7 @@ float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& e
   } else if (ep.activation == GemmActivation::kClip) {
     x = std::min(std::max(x, ep.clip_min), ep.clip_max);
   } else if (ep.activation == GemmActivation::kGeluErf || ep.activation == GemmActivation::kGeluTanh) {
-    gelu_rows(&x, 1, 1, 0, ep.activation);
+    apply_activation(&x, 1, ep);
   }
   return x;
 }
@@ -328,7 +322,8 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
             t.c = g.c + (ic + ir) * g.ldc + jc + jr;
             t.row_bias = last && g.ep.bias != nullptr && g.ep.bias_per_row ? g.ep.bias + ic + ir : nullptr;
             g.kernel(t);
-            if (last && gelu) gelu_rows(t.c, t.mr, t.nr, g.ldc, g.ep.activation);
+            if (last && gelu)
+              for (int i = 0; i < t.mr; ++i) apply_activation(t.c + i * g.ldc, t.nr, g.ep);
           }
         }
       }
@@ -451,6 +446,20 @@ bool force_gemm_isa(GemmIsa isa) {
 }
 
 void reset_gemm_isa() { g_forced_isa.store(-1, std::memory_order_relaxed); }
+
+void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) {
+  switch (ep.activation) {
+    case GemmActivation::kNone: break;
+    case GemmActivation::kRelu:
+      for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], 0.0f);
+      break;
+    case GemmActivation::kClip:
+      for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], ep.clip_min), ep.clip_max);
+      break;
+    case GemmActivation::kGeluErf: activation_f32(SimdActivation::kGeluErf, y, y, n); break;
+    case GemmActivation::kGeluTanh: activation_f32(SimdActivation::kGeluTanh, y, y, n); break;
+  }
+}
 
 bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi) {
   constexpr float kInf = std::numeric_limits<float>::infinity();

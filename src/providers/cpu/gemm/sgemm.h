@@ -54,6 +54,10 @@ struct GemmEpilogue {
 // with [-inf, +inf], when there is none or it is not a clamp (Gelu).
 bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi);
 
+// Applies ep's activation (not its bias) to `n` floats: the GEMM's own
+// Gelu step, and the kernels whose paths bypass the epilogue.
+void apply_activation(float* y, int64_t n, const GemmEpilogue& ep);
+
 // A constant operand in the layout the micro-kernels read. Movable, not
 // copyable; its memory is 64-byte aligned.
 class PackedMatrix {
