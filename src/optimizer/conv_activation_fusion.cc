@@ -63,8 +63,7 @@ bool fuse_one(Graph& graph, Node& conv) {
   } else {
     return false;
   }
-  conv.outputs[0] = act->outputs[0];
-  act->removed = true;
+  rewrite::absorb_consumer(conv, *act);
   return true;
 }
 

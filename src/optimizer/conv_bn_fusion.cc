@@ -84,8 +84,7 @@ bool fold_one(Graph& graph, Node& conv) {
   conv.inputs[2] = bias_value;
   // The Conv now writes BN's output value, so its name (maybe a graph
   // output) survives.
-  conv.outputs[0] = bn->outputs[0];
-  bn->removed = true;
+  rewrite::absorb_consumer(conv, *bn);
   return true;
 }
 

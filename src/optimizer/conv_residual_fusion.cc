@@ -37,8 +37,7 @@ bool fuse_one(Graph& graph, Node& conv) {
   while (conv.inputs.size() < 3) conv.inputs.push_back(kNoValue);
   conv.inputs.push_back(z);
   conv.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));
-  conv.outputs[0] = add->outputs[0];
-  add->removed = true;
+  rewrite::absorb_consumer(conv, *add);
   return true;
 }
 

@@ -56,12 +56,6 @@ Node* next_elementwise(Graph& graph, ValueId v) {
   return n;
 }
 
-// Moves `consumer`'s output onto the MatMul and drops the consumer.
-void absorb(Node& matmul, Node& consumer) {
-  matmul.outputs[0] = consumer.outputs[0];
-  consumer.removed = true;
-}
-
 // Div or Mul of the MatMul's output by a scalar constant: the factor to
 // fold into alpha, or 0 when `next` is not that.
 float scale_factor(const Graph& graph, const Node& next, ValueId product) {
@@ -92,12 +86,8 @@ bool fuse_one(Graph& graph, Node& matmul) {
   if (next != nullptr) {
     const float alpha = scale_factor(graph, *next, matmul.outputs[0]);
     if (alpha != 0.0f) {
-      Attribute attr;
-      attr.name = kFusedAlphaAttr;
-      attr.type = AttributeType::kFloat;
-      attr.f = alpha;
-      matmul.attributes.push_back(std::move(attr));
-      absorb(matmul, *next);
+      matmul.attributes.push_back(rewrite::float_attribute(kFusedAlphaAttr, alpha));
+      rewrite::absorb_consumer(matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
     }
@@ -112,7 +102,7 @@ bool fuse_one(Graph& graph, Node& matmul) {
     if (bias != kNoValue && bias != matmul.outputs[0] && is_row_bias(graph, bias, n, out_rank)) {
       matmul.inputs.push_back(bias);
       matmul.attributes.push_back(rewrite::int_attribute(kFusedBiasAttr, 1));
-      absorb(matmul, *next);
+      rewrite::absorb_consumer(matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
     }
@@ -126,7 +116,7 @@ bool fuse_one(Graph& graph, Node& matmul) {
       while (matmul.inputs.size() < 3) matmul.inputs.push_back(kNoValue);  // the bias slot, empty
       matmul.inputs.push_back(z);
       matmul.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));
-      absorb(matmul, *next);
+      rewrite::absorb_consumer(matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
     }
@@ -141,7 +131,7 @@ bool fuse_one(Graph& graph, Node& matmul) {
     }
     if (!kind.empty()) {
       matmul.attributes.push_back(rewrite::string_attribute(kFusedActivationAttr, kind));
-      absorb(matmul, *next);
+      rewrite::absorb_consumer(matmul, *next);
       changed = true;
     }
   }

@@ -81,11 +81,24 @@ bool same_static_shape(const ValueType& a, const ValueType& b) {
   return true;
 }
 
+void absorb_consumer(Node& producer, Node& consumer) {
+  producer.outputs[0] = consumer.outputs[0];
+  consumer.removed = true;
+}
+
 Attribute int_attribute(const char* name, int64_t value) {
   Attribute a;
   a.name = name;
   a.type = AttributeType::kInt;
   a.i = value;
+  return a;
+}
+
+Attribute float_attribute(const char* name, float value) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloat;
+  a.f = value;
   return a;
 }
 

@@ -40,8 +40,13 @@ bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected)
 // element-wise op of two such values broadcasts nothing.
 bool same_static_shape(const ValueType& a, const ValueType& b);
 
-// A new int or string attribute, for the fusions' sy_ attributes.
+// `producer` takes over the output of `consumer`, its single reader that a
+// fusion folded into it, and `consumer` is removed.
+void absorb_consumer(Node& producer, Node& consumer);
+
+// A new int, float or string attribute, for the fusions' sy_ attributes.
 Attribute int_attribute(const char* name, int64_t value);
+Attribute float_attribute(const char* name, float value);
 Attribute string_attribute(const char* name, const std::string& value);
 
 // For a node with two inputs, the one that is not `known`; kNoValue when
