@@ -12,6 +12,7 @@
 
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/layer_norm_simd.h"
 
 namespace sy::cpu {
 namespace {
@@ -161,6 +162,17 @@ void layer_norm_rows(const T* x, T* y, int64_t rows, int64_t n, const TP* scale,
                      bool bias_scalar, W epsilon, W* mean_out, W* inv_out, ThreadPool& pool) {
   parallel_range(pool, rows, std::max<int64_t>(1, kCheapChunk / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
+      if constexpr (std::is_same_v<T, float> && std::is_same_v<TP, float> && std::is_same_v<W, float>) {
+        // Full-length scale and bias (the transformer case): the SIMD row.
+        if (!scale_scalar && (bias == nullptr || !bias_scalar)) {
+          float mean = 0.0f;
+          float inv = 0.0f;
+          layer_norm_row_f32(x + r * n, y + r * n, n, scale, bias, epsilon, &mean, &inv);
+          if (mean_out != nullptr) mean_out[r] = mean;
+          if (inv_out != nullptr) inv_out[r] = inv;
+          continue;
+        }
+      }
       const T* xr = x + r * n;
       T* yr = y + r * n;
       const W mean = row_sum(xr, n, [](W v) { return v; }) / static_cast<W>(n);
