@@ -1,7 +1,7 @@
-// Conv and pooling schemas. Output spatial dims follow the ONNX formulas
-// (explicit pads with floor or ceil, SAME_UPPER/SAME_LOWER, VALID); a dim is
-// computed when the input's is known, the batch dim (symbolic or not) is
-// carried over.
+// Conv, pooling and Attention schemas. Output spatial dims follow the ONNX
+// formulas (explicit pads with floor or ceil, SAME_UPPER/SAME_LOWER, VALID); a
+// dim is computed when the input's is known, the batch dim (symbolic or not)
+// is carried over.
 #include <string>
 #include <vector>
 
@@ -157,6 +157,173 @@ Status infer_global_pool(InferenceContext& ctx) {
   return ok_status();
 }
 
+// ---- Attention ----
+
+// a + b when both are known; the other one when one is a known 0.
+Dim dim_sum(const Dim& a, const Dim& b) {
+  if (a.is_known() && b.is_known()) return Dim::known(a.value + b.value);
+  if (a.is_known() && a.value == 0) return b;
+  if (b.is_known() && b.value == 0) return a;
+  return Dim::unknown();
+}
+
+bool dims_differ(const Dim& a, const Dim& b) { return a.is_known() && b.is_known() && a.value != b.value; }
+
+// Q, K or V seen as [batch, heads, sequence, head size], from its 4-D shape
+// or from its 3-D [batch, sequence, heads * head size] shape and the heads
+// attribute. `rank` is 0 when the input's shape is unknown.
+struct HeadedDims {
+  size_t rank = 0;
+  Dim batch, heads, seq, head_size;
+  Dim hidden;  // dim 2 of a 3-D input
+};
+
+Status headed_dims(const InferenceContext& ctx, size_t input, const char* name, const char* heads_attr,
+                   HeadedDims& out) {
+  const ValueType* t = ctx.input_type(input);
+  const Node& n = ctx.node();
+  const int64_t attr_heads = n.attr_int(heads_attr, 0);
+  if (n.has_attr(heads_attr) && attr_heads <= 0)
+    return ctx.error(std::string("attribute ") + heads_attr + " must be positive; got " + std::to_string(attr_heads));
+  if (t == nullptr || !t->has_shape) {
+    if (attr_heads > 0) out.heads = Dim::known(attr_heads);
+    return ok_status();
+  }
+  out.rank = t->rank();
+  if (out.rank == 4) {
+    out.batch = t->dims[0];
+    out.heads = t->dims[1];
+    out.seq = t->dims[2];
+    out.head_size = t->dims[3];
+    if (attr_heads > 0 && dims_differ(out.heads, Dim::known(attr_heads)))
+      return ctx.error(std::string(name) + " " + t->shape_string() + " has " + out.heads.to_string() +
+                       " heads but attribute " + heads_attr + " is " + std::to_string(attr_heads));
+    return ok_status();
+  }
+  if (out.rank != 3)
+    return ctx.error(std::string(name) + " must be 3-D or 4-D; got " + t->shape_string());
+  if (attr_heads <= 0)
+    return ctx.error(std::string(name) + " " + t->shape_string() + " is 3-D, so attribute " + heads_attr +
+                     " is required");
+  out.batch = t->dims[0];
+  out.seq = t->dims[1];
+  out.hidden = t->dims[2];
+  out.heads = Dim::known(attr_heads);
+  if (out.hidden.is_known()) {
+    if (out.hidden.value % attr_heads != 0)
+      return ctx.error(std::string(name) + " " + t->shape_string() + ": hidden size " + out.hidden.to_string() +
+                       " is not a multiple of " + heads_attr + " " + std::to_string(attr_heads));
+    out.head_size = Dim::known(out.hidden.value / attr_heads);
+  }
+  return ok_status();
+}
+
+Status check_attention_attributes(const InferenceContext& ctx) {
+  const Node& n = ctx.node();
+  const int64_t mode = n.attr_int("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3)
+    return ctx.error("attribute qk_matmul_output_mode must be 0, 1, 2 or 3; got " + std::to_string(mode));
+  if (n.has_attr("softmax_precision")) {
+    const int64_t p = n.attr_int("softmax_precision", 0);
+    if (p != 1 && p != 10 && p != 11 && p != 16)
+      return ctx.error("attribute softmax_precision must be 1 (float), 10 (float16), 11 (double) or 16 (bfloat16); got " +
+                       std::to_string(p));
+  }
+  if (ctx.opset() >= 25) {
+    for (const char* w : {"left_window_size", "right_window_size"}) {
+      const int64_t v = n.attr_int(w, -1);
+      if (v < -1) return ctx.error(std::string("attribute ") + w + " must be -1 (unbounded) or >= 0; got " + std::to_string(v));
+    }
+  }
+  return ok_status();
+}
+
+// Y [B, Hq, S, Dv] (or [B, S, Hq * Dv] for a 3-D Q), present_key
+// [B, Hkv, P + L, D], present_value [B, Hkv, P + L, Dv] and qk_matmul_output
+// [B, Hq, S, P + L]. Dims that cannot be derived stay unknown; only known
+// dims that contradict each other are errors.
+Status infer_attention(InferenceContext& ctx) {
+  SY_RETURN_IF_ERROR(check_attention_attributes(ctx));
+  SY_ASSIGN_OR_RETURN(const ValueType* q_type, required_input(ctx, 0));
+  SY_ASSIGN_OR_RETURN(const ValueType* k_type, required_input(ctx, 1));
+  SY_ASSIGN_OR_RETURN(const ValueType* v_type, required_input(ctx, 2));
+  constexpr uint64_t kFloats = type_bit(DataType::kFloat) | type_bit(DataType::kDouble) |
+                               type_bit(DataType::kFloat16) | type_bit(DataType::kBfloat16);
+  SY_RETURN_IF_ERROR(check_input_dtype(ctx, 0, "Q", kFloats));
+  SY_RETURN_IF_ERROR(check_input_dtype(ctx, 1, "K", kFloats));
+  SY_RETURN_IF_ERROR(check_input_dtype(ctx, 2, "V", kFloats));
+  SY_RETURN_IF_ERROR(check_input_dtype(ctx, 6, "nonpad_kv_seqlen", type_bit(DataType::kInt64)));
+  if (ctx.has_input(4) != ctx.has_input(5))
+    return ctx.error("past_key and past_value must be given together");
+
+  HeadedDims q, k, v;
+  SY_RETURN_IF_ERROR(headed_dims(ctx, 0, "Q", "q_num_heads", q));
+  SY_RETURN_IF_ERROR(headed_dims(ctx, 1, "K", "kv_num_heads", k));
+  SY_RETURN_IF_ERROR(headed_dims(ctx, 2, "V", "kv_num_heads", v));
+  if (dims_differ(q.batch, k.batch) || dims_differ(q.batch, v.batch))
+    return ctx.error("Q, K and V have different batch sizes: " + q.batch.to_string() + ", " + k.batch.to_string() +
+                     ", " + v.batch.to_string());
+  if (dims_differ(q.head_size, k.head_size))
+    return ctx.error("Q and K have different head sizes: " + q.head_size.to_string() + " and " +
+                     k.head_size.to_string());
+  if (dims_differ(k.heads, v.heads) || dims_differ(k.seq, v.seq))
+    return ctx.error("K and V disagree on heads or sequence length: K " + k_type->shape_string() + ", V " +
+                     v_type->shape_string());
+  const Dim kv_heads = k.heads.is_known() ? k.heads : v.heads;
+  if (q.heads.is_known() && kv_heads.is_known() &&
+      (kv_heads.value == 0 || q.heads.value % kv_heads.value != 0))
+    return ctx.error("the number of query heads (" + q.heads.to_string() +
+                     ") must be a multiple of the number of key/value heads (" + kv_heads.to_string() + ")");
+  const Dim batch = q.batch.is_known() || q.batch.is_symbolic() ? q.batch : k.batch;
+
+  Dim past = Dim::known(0);
+  if (const ValueType* pk = ctx.input_type(4); pk != nullptr) {
+    past = Dim::unknown();
+    if (pk->has_shape) {
+      if (pk->rank() != 4) return ctx.error("past_key must be 4-D; got " + pk->shape_string());
+      past = pk->dims[2];
+    }
+  }
+  const Dim total = dim_sum(past, k.seq);
+
+  if (ctx.num_outputs() > 0) {
+    ValueType y = ValueType::tensor(q_type->dtype);
+    if (q.rank == 4) {
+      y.has_shape = true;
+      y.dims = {batch, q.heads, q.seq, v.head_size};
+    } else if (q.rank == 3) {
+      Dim hidden = Dim::unknown();
+      if (q.heads.is_known() && v.head_size.is_known()) {
+        hidden = Dim::known(q.heads.value * v.head_size.value);
+      } else if (v.rank == 3 && q.heads.is_known() && kv_heads.is_known() && q.heads.value == kv_heads.value) {
+        hidden = v.hidden;  // as many query heads as value heads: V's hidden size, even symbolic
+      }
+      y.has_shape = true;
+      y.dims = {batch, q.seq, hidden};
+    }
+    ctx.output_type(0) = std::move(y);
+  }
+  if (ctx.num_outputs() > 1) {
+    ValueType pk = ValueType::tensor(k_type->dtype);
+    pk.has_shape = true;
+    pk.dims = {batch, kv_heads, total, k.head_size};
+    ctx.output_type(1) = std::move(pk);
+  }
+  if (ctx.num_outputs() > 2) {
+    ValueType pv = ValueType::tensor(v_type->dtype);
+    pv.has_shape = true;
+    pv.dims = {batch, kv_heads, total, v.head_size};
+    ctx.output_type(2) = std::move(pv);
+  }
+  if (ctx.num_outputs() > 3) {
+    ValueType qk = ValueType::tensor(q_type->dtype);
+    qk.has_shape = true;
+    qk.dims = {batch, q.heads, q.seq, total};
+    ctx.output_type(3) = std::move(qk);
+  }
+  return ok_status();
+}
+
 const OpSchema kNnSchemas[] = {
     {"", "Conv", 1, 2, 3, 1, 1, &infer_conv},
     {"", "MaxPool", 1, 1, 1, 1, 1, &infer_max_pool},
@@ -164,6 +331,10 @@ const OpSchema kNnSchemas[] = {
     {"", "AveragePool", 1, 1, 1, 1, 1, &infer_average_pool},
     {"", "GlobalAveragePool", 1, 1, 1, 1, 1, &infer_global_pool},
     {"", "GlobalMaxPool", 1, 1, 1, 1, 1, &infer_global_pool},
+    // 24 adds nonpad_kv_seqlen (input 6); 25 adds left/right_window_size.
+    {"", "Attention", 23, 3, 6, 1, 4, &infer_attention},
+    {"", "Attention", 24, 3, 7, 1, 4, &infer_attention},
+    {"", "Attention", 25, 3, 7, 1, 4, &infer_attention},
 };
 
 }  // namespace

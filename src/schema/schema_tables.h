@@ -12,7 +12,7 @@ namespace sy {
 std::span<const OpSchema> elementwise_schemas();    // schema/elementwise.cc: unary/binary math, compare, logic, Where, Clip, Cast
 std::span<const OpSchema> normalization_schemas();  // schema/normalization.cc: BatchNormalization, LayerNormalization, Softmax
 std::span<const OpSchema> reduce_schemas();         // schema/reduce.cc: Reduce*
-std::span<const OpSchema> nn_schemas();             // schema/nn.cc: Conv, pooling
+std::span<const OpSchema> nn_schemas();             // schema/nn.cc: Conv, pooling, Attention
 std::span<const OpSchema> matmul_schemas();         // schema/matmul.cc: MatMul, Gemm
 std::span<const OpSchema> tensor_schemas();         // schema/tensor.cc: shape and data movement ops
 std::span<const OpSchema> indexing_schemas();  // schema/indexing.cc: Pad, CenterCropPad, Scatter*, TensorScatter, OneHot, Compress, NonZero, ReverseSequence, BitCast, DepthToSpace, SpaceToDepth

@@ -37,5 +37,6 @@ std::span<const KernelDef> unique_kernels();  // unique.cc: Unique
 std::span<const KernelDef> cumulative_kernels();  // cumulative.cc: CumSum, CumProd
 std::span<const KernelDef> dropout_kernels();  // dropout.cc: Dropout, Swish
 std::span<const KernelDef> rnn_kernels();  // rnn.cc: LSTM, GRU, RNN
+std::span<const KernelDef> attention_kernels();  // attention.cc: Attention
 
 }  // namespace sy::cpu

@@ -13,7 +13,7 @@ const KernelRegistry& cpu_kernel_registry() {
                        transpose_kernels(), expand_kernels(), generator_kernels(), trilu_kernels(),
                        pad_kernels(), scatter_kernels(), indexing_kernels(), space_depth_kernels(), resize_kernels(),
                        einsum_kernels(), linalg_kernels(), topk_kernels(), unique_kernels(), cumulative_kernels(), dropout_kernels(),
-                       rnn_kernels()})
+                       rnn_kernels(), attention_kernels()})
       r.add(table);
     return r;
   }();
