@@ -4,6 +4,8 @@
 //   Div(MatMul(a, b), c) / Mul(MatMul(a, b), c), c a scalar constant -> sy_alpha (1/c or c)
 //   Add(that, bias)           bias a constant vector over the last axis -> sy_bias, input 2
 //   Add(that, z)              z of exactly the output's shape          -> sy_residual, input 3
+//                             (dims equal as numbers, symbols or
+//                             symbolic::dim_source)
 //   Relu(that) / Gelu(that)                                            -> sy_activation
 // in that order, each optional: BERT's projections become MatMul+bias, its
 // output projections MatMul+bias+residual, its FFN MatMul+bias+Gelu, its
@@ -18,6 +20,7 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
+#include "optimizer/symbolic_dims.h"
 #include "providers/cpu/gemm/fused_epilogue.h"
 
 namespace sy {
@@ -71,6 +74,30 @@ float scale_factor(const Graph& graph, const Node& next, ValueId product) {
   return static_cast<float>(div ? 1.0 / value : value);
 }
 
+// z has exactly the shape of the MatMul's [.., M, N] output: the same rank,
+// the same last dim, and each other dim A's (as a number, a symbol or a
+// symbolic::dim_source). A's dims are asked, not the output's: the output
+// value was just taken over from an absorbed Add, whose links are rebuilt
+// only after this rewrite.
+bool residual_fits(const Graph& graph, const Node& matmul, ValueId z) {
+  const ValueId a = matmul.inputs[0];
+  const ValueType& at = graph.values[static_cast<size_t>(a)].type;
+  const ValueType& out = graph.values[static_cast<size_t>(matmul.outputs[0])].type;
+  const ValueType& zt = graph.values[static_cast<size_t>(z)].type;
+  if (rewrite::same_static_shape(out, zt)) return true;
+  if (!at.has_shape || !zt.has_shape || at.rank() != zt.rank() || at.rank() < 2) return false;
+  const int64_t n = last_dim(out);
+  if (n < 0 || last_dim(zt) != n) return false;
+  for (size_t i = 0; i + 1 < at.rank(); ++i) {
+    const Dim& x = at.dims[i];
+    if ((x.is_known() || x.is_symbolic()) && x == zt.dims[i]) continue;
+    if (!(symbolic::dim_source(graph, a, static_cast<int64_t>(i)) ==
+          symbolic::dim_source(graph, z, static_cast<int64_t>(i))))
+      return false;
+  }
+  return true;
+}
+
 bool fuse_one(Graph& graph, Node& matmul) {
   if (!rewrite::is_op(matmul, "MatMul") || matmul.inputs.size() != 2 || matmul.outputs.size() != 1 ||
       matmul.has_attr(kFusedAlphaAttr) || matmul.has_attr(kFusedBiasAttr) || matmul.has_attr(kFusedResidualAttr) ||
@@ -111,8 +138,7 @@ bool fuse_one(Graph& graph, Node& matmul) {
     const ValueId z = rewrite::other_input(*next, matmul.outputs[0]);
     if (z != kNoValue && z != matmul.outputs[0] &&
         is_float_tensor(graph.values[static_cast<size_t>(z)].type) &&
-        rewrite::same_static_shape(graph.values[static_cast<size_t>(matmul.outputs[0])].type,
-                          graph.values[static_cast<size_t>(z)].type)) {
+        residual_fits(graph, matmul, z)) {
       while (matmul.inputs.size() < 3) matmul.inputs.push_back(kNoValue);  // the bias slot, empty
       matmul.inputs.push_back(z);
       matmul.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));

@@ -19,8 +19,16 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats, const O
     SY_RETURN_IF_ERROR(fuse_conv_activation(graph, &s.conv_activations_fused));
     SY_RETURN_IF_ERROR(fuse_gelu(graph, &s.gelus_fused));
     SY_RETURN_IF_ERROR(fuse_layer_norm(graph, &s.layer_norms_fused));
-    // After GELU fusion, so that the FFN's Gelu folds into its MatMul.
-    if (options.cpu_only) SY_RETURN_IF_ERROR(fuse_matmul_epilogue(graph, &s.matmul_epilogues_fused));
+    // Attention before the epilogues, which would take the scores' scale
+    // into their MatMul; the epilogues after GELU fusion, so that the FFN's
+    // Gelu folds into its MatMul.
+    if (options.cpu_only) {
+      SY_RETURN_IF_ERROR(fuse_attention(graph, &s.attentions_fused));
+      SY_RETURN_IF_ERROR(fuse_matmul_epilogue(graph, &s.matmul_epilogues_fused));
+    }
+    // Attention's 3D form leaves the Shape arithmetic of the Reshapes it
+    // dropped unread.
+    SY_RETURN_IF_ERROR(eliminate_dead_nodes(graph, &s.dead_removed));
   }
   if (level == OptimizationLevel::kAll) {
     SY_RETURN_IF_ERROR(cancel_transposes(graph, &s.transposes_removed));

@@ -3,8 +3,9 @@
 //             dropping the constants nothing reads any more
 //   extended: basic, then fusions: Conv + BatchNormalization, Conv +
 //             residual Add, Conv + Relu / Clip, the GELU chains into Gelu, decomposed layer norms into
-//             LayerNormalization, and (CPU-only sessions) MatMul + bias /
-//             residual Add / Relu or Gelu
+//             LayerNormalization, and (CPU-only sessions) scaled dot-product
+//             attention into Attention, MatMul + bias / residual Add / Relu
+//             or Gelu
 //   all:      extended, then layout passes: Transpose pairs, Reshape chains
 // Each pass lives in its own file and can be run alone in tests; each adds
 // what it did to its counter.
@@ -27,6 +28,7 @@ struct PassStats {
   int gelus_fused = 0;
   int layer_norms_fused = 0;
   int matmul_epilogues_fused = 0;
+  int attentions_fused = 0;
   int transposes_removed = 0;
   int reshapes_removed = 0;
 };
@@ -70,6 +72,10 @@ Status fuse_gelu(Graph& graph, int* fused);
 // MatMul [.., M, K] x [K, N] as sy_bias / sy_residual / sy_activation
 // (providers/cpu/gemm/fused_epilogue.h). CPU only.
 Status fuse_matmul_epilogue(Graph& graph, int* fused);
+// Replaces MatMul(Q, Transpose(K)) [/ scale] [+ mask | Where mask] ->
+// Softmax -> MatMul(., V) on 4D float tensors with one Attention node
+// (since_version 23). CPU only.
+Status fuse_attention(Graph& graph, int* fused);
 // Replaces ReduceMean / Sub / Pow / ReduceMean / Add / Sqrt / Div [/ Mul /
 // Add] over trailing axes of a float tensor with LayerNormalization.
 Status fuse_layer_norm(Graph& graph, int* fused);

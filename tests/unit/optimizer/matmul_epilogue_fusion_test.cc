@@ -57,14 +57,7 @@ std::vector<std::pair<std::string, Tensor>> chain_feeds() {
 }
 
 int epilogue_fusions(const ModelBuilder& b, Graph* out = nullptr) {
-  Graph g = load_resolved(b);
-  PassStats stats;
-  OptimizerOptions cpu_only;
-  cpu_only.cpu_only = true;
-  const Status status = optimize(g, OptimizationLevel::kExtended, &stats, cpu_only);
-  EXPECT_TRUE(status.ok()) << status.to_string();
-  if (out != nullptr) *out = std::move(g);
-  return status.ok() ? stats.matmul_epilogues_fused : -1;
+  return optimize_and_count(b, OptimizationLevel::kExtended, /*cpu_only=*/true, &PassStats::matmul_epilogues_fused, out);
 }
 
 TEST(MatMulEpilogueFusionTest, ChainsJoinTheMatMulAndComputeTheSame) {
@@ -257,6 +250,31 @@ TEST(MatMulEpilogueFusionTest, SavedOptimizedModelReadsBack) {
   auto optimized = run_at(b, OptimizationLevel::kAll, feeds, path);
   ASSERT_TRUE(optimized.ok()) << optimized.status().to_string();
   expect_saved_model_matches_unoptimized(path, b, feeds);
+}
+
+TEST(MatMulEpilogueFusionTest, ResidualWhoseDimsAreEqualOnlySymbolically) {
+  // xr = Reshape(x, [0, -1, 8]) has an unknown middle dim; the residual is
+  // xr itself and the MatMul reads LayerNormalization(xr), whose dims are
+  // xr's: equal, though inference knows neither as a number or symbol.
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {"batch", "seq", 8});
+  b.initializer("shape", make_tensor<int64_t>({3}, {0, -1, 8}));
+  b.initializer("gamma", sample_tensor({8}, 20));
+  b.initializer("w", sample_tensor({8, 8}, 21));
+  b.initializer("bias", sample_tensor({8}, 22));
+  b.node("Reshape", {"x", "shape"}, {"xr"}, {}, "reshape");
+  b.node("LayerNormalization", {"xr", "gamma"}, {"ln"}, {AttrSpec("axis", int64_t{-1})}, "ln");
+  b.node("MatMul", {"ln", "w"}, {"m"}, {}, "matmul");
+  b.node("Add", {"bias", "m"}, {"mb"}, {}, "bias_add");
+  b.node("Add", {"xr", "mb"}, {"y"}, {}, "residual_add");
+  b.output("y", DataType::kFloat, {"batch", "seq", 8});
+  Graph g;
+  EXPECT_EQ(epilogue_fusions(b, &g), 1);
+  const Node* mm = only_node(g, "MatMul");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(mm->attr_int("sy_residual", 0), 1);
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Reshape", "LayerNormalization", "MatMul"}));
+  expect_same_outputs(b, {{"x", sample_tensor({2, 3, 8}, 23)}});
 }
 
 }  // namespace

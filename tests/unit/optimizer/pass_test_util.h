@@ -50,6 +50,21 @@ inline Tensor sample_tensor(const Shape& shape, uint32_t seed, float scale = 1.0
   return make_tensor<float>(shape, v);
 }
 
+// Optimizes the built model at `level` with the session's CPU-only flag as
+// given, hands the graph back when asked, and returns the pass counter
+// `counter` (-1 when optimize() failed).
+inline int optimize_and_count(const ModelBuilder& b, OptimizationLevel level, bool cpu_only, int PassStats::*counter,
+                              Graph* out = nullptr) {
+  Graph g = load_resolved(b);
+  PassStats stats;
+  OptimizerOptions options;
+  options.cpu_only = cpu_only;
+  const Status status = optimize(g, level, &stats, options);
+  EXPECT_TRUE(status.ok()) << status.to_string();
+  if (out != nullptr) *out = std::move(g);
+  return status.ok() ? stats.*counter : -1;
+}
+
 inline Result<std::vector<Tensor>> run_at(const ModelBuilder& b, OptimizationLevel level,
                                           const std::vector<std::pair<std::string, Tensor>>& feeds,
                                           const std::string& optimized_path = "") {
