@@ -44,6 +44,7 @@
 #include "providers/cpu/activation_simd.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/gemm/naive_gemm.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/softmax_simd.h"
 
@@ -895,12 +896,8 @@ class AttentionKernel final : public Kernel {
   }
   static void gemm_abt(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* b,
                        int64_t ldb, double* c, int64_t ldc, void* /*ws*/) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = 0.0;
-        for (int64_t t = 0; t < k; ++t) sum += a[i * lda + t] * b[j * ldb + t];
-        c[i * ldc + j] = alpha * sum;
-      }
+    for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0);
+    naive_gemm(false, true, m, n, k, alpha, a, lda, b, ldb, c, ldc, nullptr);
   }
 
   // c[m x n] = a[m x k] * b[k x n] + beta * c, beta 0 or 1: outputs from
@@ -911,15 +908,9 @@ class AttentionKernel final : public Kernel {
   }
   static void gemm_ab(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b, int64_t ldb,
                       double beta, double* c, int64_t ldc, void* /*ws*/) {
-    for (int64_t i = 0; i < m; ++i) {
-      double* ci = c + i * ldc;
-      if (beta == 0.0) std::fill_n(ci, n, 0.0);
-      for (int64_t t = 0; t < k; ++t) {
-        const double ait = a[i * lda + t];
-        const double* bt = b + t * ldb;
-        for (int64_t j = 0; j < n; ++j) ci[j] += ait * bt[j];
-      }
-    }
+    if (beta == 0.0)
+      for (int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0);
+    naive_gemm(false, false, m, n, k, 1.0, a, lda, b, ldb, c, ldc, nullptr);
   }
 
   int opset_ = 23;
