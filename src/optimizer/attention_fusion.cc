@@ -59,20 +59,14 @@ bool softmax_over_last_axis(const Node& softmax) {
   return axis == -1 || axis == 3;
 }
 
-// Div(s, c), Mul(s, c) or Mul(c, s), c a finite non-zero scalar constant:
-// sets the scores operand s and the scale (1/c or c). False otherwise.
+// Div(s, c), Mul(s, c) or Mul(c, s) (rewrite::scale_by_constant): sets the
+// scores operand s and the scale. False otherwise.
 bool match_scale(const Graph& graph, const Node& node, ValueId* scores, double* scale) {
-  if (node.inputs.size() != 2 || node.inputs[0] == node.inputs[1] || node.since_version < 7) return false;
-  const bool div = rewrite::is_op(node, "Div");
-  if (!div && !rewrite::is_op(node, "Mul")) return false;
-  for (int i = 0; i < (div ? 1 : 2); ++i) {
-    const ValueId s = node.inputs[static_cast<size_t>(i)];
-    double c = 0.0;
-    if (!rewrite::constant_scalar(graph, node.inputs[static_cast<size_t>(1 - i)], s, &c) || c == 0.0 ||
-        !std::isfinite(c))
-      continue;
+  for (ValueId s : node.inputs) {
+    const double factor = rewrite::scale_by_constant(graph, node, s);
+    if (factor == 0.0) continue;
     *scores = s;
-    *scale = div ? 1.0 / c : c;
+    *scale = factor;
     return true;
   }
   return false;
@@ -289,7 +283,7 @@ bool match_3d(Graph& graph, const Match& m, Plan3d& p) {
 void apply_3d(Graph& graph, Node& context, const Plan3d& p) {
   for (Node* n : p.layout) n->removed = true;
   if (p.out_reshape_merges) {
-    rewrite::absorb_consumer(context, *p.out_reshape);
+    rewrite::absorb_consumer(graph, context, *p.out_reshape);
   } else {
     std::vector<Dim> dims = type_of(graph, p.q).dims;
     dims[2] = Dim::known(p.q_heads * p.v_head_size);
@@ -338,12 +332,8 @@ bool fuse_one(Graph& graph, Node& softmax) {
   } else if (is_identity4(m.k_perm)) {
     m.k_transpose->removed = true;
   } else {
-    Attribute perm;
-    perm.name = "perm";
-    perm.type = AttributeType::kInts;
-    perm.ints = m.k_perm;
     m.k_transpose->attributes.clear();
-    m.k_transpose->attributes.push_back(perm);
+    m.k_transpose->attributes.push_back(rewrite::ints_attribute("perm", m.k_perm));
     k = m.k_transpose->outputs[0];
     ValueType& kt = graph.values[static_cast<size_t>(k)].type;
     const ValueType& src = type_of(graph, m.k_source);

@@ -63,7 +63,7 @@ bool fuse_one(Graph& graph, Node& conv) {
   } else {
     return false;
   }
-  rewrite::absorb_consumer(conv, *act);
+  rewrite::absorb_consumer(graph, conv, *act);
   return true;
 }
 

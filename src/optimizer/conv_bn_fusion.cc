@@ -84,7 +84,7 @@ bool fold_one(Graph& graph, Node& conv) {
   conv.inputs[2] = bias_value;
   // The Conv now writes BN's output value, so its name (maybe a graph
   // output) survives.
-  rewrite::absorb_consumer(conv, *bn);
+  rewrite::absorb_consumer(graph, conv, *bn);
   return true;
 }
 

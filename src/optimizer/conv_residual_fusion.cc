@@ -9,6 +9,7 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
+#include "optimizer/symbolic_dims.h"
 #include "providers/cpu/gemm/fused_epilogue.h"
 
 namespace sy {
@@ -31,13 +32,13 @@ bool fuse_one(Graph& graph, Node& conv) {
   const ValueId z = rewrite::other_input(*add, conv_out);
   if (z == kNoValue || z == conv_out) return false;
   const ValueType& z_type = graph.values[static_cast<size_t>(z)].type;
-  if (z_type.dtype != DataType::kFloat || !rewrite::same_static_shape(out_type, z_type)) return false;
+  if (z_type.dtype != DataType::kFloat || !symbolic::same_shape(graph, conv_out, z)) return false;
   // Missing optional inputs are empty names; the bias slot must exist for z
   // to be input 3.
   while (conv.inputs.size() < 3) conv.inputs.push_back(kNoValue);
   conv.inputs.push_back(z);
   conv.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));
-  rewrite::absorb_consumer(conv, *add);
+  rewrite::absorb_consumer(graph, conv, *add);
   return true;
 }
 

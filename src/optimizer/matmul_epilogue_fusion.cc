@@ -59,45 +59,6 @@ Node* next_elementwise(Graph& graph, ValueId v) {
   return n;
 }
 
-// Div or Mul of the MatMul's output by a scalar constant: the factor to
-// fold into alpha, or 0 when `next` is not that.
-float scale_factor(const Graph& graph, const Node& next, ValueId product) {
-  if (next.inputs.size() != 2) return 0.0f;
-  const bool div = rewrite::is_op(next, "Div") && next.inputs[0] == product;
-  const bool mul = rewrite::is_op(next, "Mul");
-  if ((!div && !mul) || next.since_version < 7) return 0.0f;
-  const ValueId c = rewrite::other_input(next, product);
-  double value = 0;
-  if (c == kNoValue || c == product || !rewrite::constant_scalar(graph, c, product, &value) || value == 0.0 ||
-      !std::isfinite(value))
-    return 0.0f;
-  return static_cast<float>(div ? 1.0 / value : value);
-}
-
-// z has exactly the shape of the MatMul's [.., M, N] output: the same rank,
-// the same last dim, and each other dim A's (as a number, a symbol or a
-// symbolic::dim_source). A's dims are asked, not the output's: the output
-// value was just taken over from an absorbed Add, whose links are rebuilt
-// only after this rewrite.
-bool residual_fits(const Graph& graph, const Node& matmul, ValueId z) {
-  const ValueId a = matmul.inputs[0];
-  const ValueType& at = graph.values[static_cast<size_t>(a)].type;
-  const ValueType& out = graph.values[static_cast<size_t>(matmul.outputs[0])].type;
-  const ValueType& zt = graph.values[static_cast<size_t>(z)].type;
-  if (rewrite::same_static_shape(out, zt)) return true;
-  if (!at.has_shape || !zt.has_shape || at.rank() != zt.rank() || at.rank() < 2) return false;
-  const int64_t n = last_dim(out);
-  if (n < 0 || last_dim(zt) != n) return false;
-  for (size_t i = 0; i + 1 < at.rank(); ++i) {
-    const Dim& x = at.dims[i];
-    if ((x.is_known() || x.is_symbolic()) && x == zt.dims[i]) continue;
-    if (!(symbolic::dim_source(graph, a, static_cast<int64_t>(i)) ==
-          symbolic::dim_source(graph, z, static_cast<int64_t>(i))))
-      return false;
-  }
-  return true;
-}
-
 bool fuse_one(Graph& graph, Node& matmul) {
   if (!rewrite::is_op(matmul, "MatMul") || matmul.inputs.size() != 2 || matmul.outputs.size() != 1 ||
       matmul.has_attr(kFusedAlphaAttr) || matmul.has_attr(kFusedBiasAttr) || matmul.has_attr(kFusedResidualAttr) ||
@@ -111,10 +72,10 @@ bool fuse_one(Graph& graph, Node& matmul) {
 
   Node* next = next_elementwise(graph, matmul.outputs[0]);
   if (next != nullptr) {
-    const float alpha = scale_factor(graph, *next, matmul.outputs[0]);
+    const auto alpha = static_cast<float>(rewrite::scale_by_constant(graph, *next, matmul.outputs[0]));
     if (alpha != 0.0f) {
       matmul.attributes.push_back(rewrite::float_attribute(kFusedAlphaAttr, alpha));
-      rewrite::absorb_consumer(matmul, *next);
+      rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
     }
@@ -129,7 +90,7 @@ bool fuse_one(Graph& graph, Node& matmul) {
     if (bias != kNoValue && bias != matmul.outputs[0] && is_row_bias(graph, bias, n, out_rank)) {
       matmul.inputs.push_back(bias);
       matmul.attributes.push_back(rewrite::int_attribute(kFusedBiasAttr, 1));
-      rewrite::absorb_consumer(matmul, *next);
+      rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
     }
@@ -138,11 +99,11 @@ bool fuse_one(Graph& graph, Node& matmul) {
     const ValueId z = rewrite::other_input(*next, matmul.outputs[0]);
     if (z != kNoValue && z != matmul.outputs[0] &&
         is_float_tensor(graph.values[static_cast<size_t>(z)].type) &&
-        residual_fits(graph, matmul, z)) {
+        symbolic::same_shape(graph, matmul.outputs[0], z)) {
       while (matmul.inputs.size() < 3) matmul.inputs.push_back(kNoValue);  // the bias slot, empty
       matmul.inputs.push_back(z);
       matmul.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));
-      rewrite::absorb_consumer(matmul, *next);
+      rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
     }
@@ -157,7 +118,7 @@ bool fuse_one(Graph& graph, Node& matmul) {
     }
     if (!kind.empty()) {
       matmul.attributes.push_back(rewrite::string_attribute(kFusedActivationAttr, kind));
-      rewrite::absorb_consumer(matmul, *next);
+      rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
     }
   }

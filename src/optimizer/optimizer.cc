@@ -26,15 +26,15 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats, const O
       SY_RETURN_IF_ERROR(fuse_attention(graph, &s.attentions_fused));
       SY_RETURN_IF_ERROR(fuse_matmul_epilogue(graph, &s.matmul_epilogues_fused));
     }
-    // Attention's 3D form leaves the Shape arithmetic of the Reshapes it
-    // dropped unread.
-    SY_RETURN_IF_ERROR(eliminate_dead_nodes(graph, &s.dead_removed));
   }
   if (level == OptimizationLevel::kAll) {
     SY_RETURN_IF_ERROR(cancel_transposes(graph, &s.transposes_removed));
     SY_RETURN_IF_ERROR(collapse_reshapes(graph, &s.reshapes_removed));
-    // A Reshape now reading its input directly may leave a shape value
-    // nothing reads.
+  }
+  if (level == OptimizationLevel::kExtended || level == OptimizationLevel::kAll) {
+    // Once, after every rewrite: Attention's 3D form leaves the Shape
+    // arithmetic of the Reshapes it dropped unread, and a Reshape now
+    // reading its input directly may leave its shape value so.
     SY_RETURN_IF_ERROR(eliminate_dead_nodes(graph, &s.dead_removed));
   }
   SY_RETURN_IF_ERROR(drop_unused_constants(graph, &s.constants_dropped));

@@ -1,6 +1,7 @@
 #include "optimizer/rewrite_util.h"
 
 #include <cmath>
+#include <utility>
 
 namespace sy::rewrite {
 
@@ -55,6 +56,16 @@ bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value)
   return tensor_scalar(*t, value) && !std::isnan(*value);
 }
 
+double scale_by_constant(const Graph& graph, const Node& node, ValueId x) {
+  if (node.inputs.size() != 2 || node.since_version < 7 || node.inputs[0] == node.inputs[1]) return 0.0;
+  const bool div = is_op(node, "Div") && node.inputs[0] == x;
+  const bool mul = is_op(node, "Mul") && (node.inputs[0] == x || node.inputs[1] == x);
+  if (!div && !mul) return 0.0;
+  double c = 0.0;
+  if (!constant_scalar(graph, other_input(node, x), x, &c) || c == 0.0 || !std::isfinite(c)) return 0.0;
+  return div ? 1.0 / c : c;
+}
+
 bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected) {
   double got = 0;
   if (!constant_scalar(graph, v, like, &got)) return false;
@@ -71,18 +82,9 @@ void rewrite_each_node(Graph& graph, bool (*rewrite_one)(Graph&, Node&), int* co
   }
 }
 
-bool same_static_shape(const ValueType& a, const ValueType& b) {
-  if (!a.has_shape || !b.has_shape || a.dims.size() != b.dims.size()) return false;
-  for (size_t i = 0; i < a.dims.size(); ++i) {
-    const Dim& x = a.dims[i];
-    const Dim& y = b.dims[i];
-    if (!(x.is_known() || x.is_symbolic()) || !(x == y)) return false;
-  }
-  return true;
-}
-
-void absorb_consumer(Node& producer, Node& consumer) {
+void absorb_consumer(Graph& graph, Node& producer, Node& consumer) {
   producer.outputs[0] = consumer.outputs[0];
+  graph.values[static_cast<size_t>(producer.outputs[0])].producer = static_cast<NodeId>(&producer - graph.nodes.data());
   consumer.removed = true;
 }
 
@@ -91,6 +93,14 @@ Attribute int_attribute(const char* name, int64_t value) {
   a.name = name;
   a.type = AttributeType::kInt;
   a.i = value;
+  return a;
+}
+
+Attribute ints_attribute(const char* name, std::vector<int64_t> values) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInts;
+  a.ints = std::move(values);
   return a;
 }
 

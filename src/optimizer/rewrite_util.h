@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/graph.h"
 
@@ -32,20 +33,23 @@ bool tensor_scalar(const Tensor& t, double* value);
 // output's shape). False otherwise, and for a constant of rank >= 1 when
 // `like`'s rank is not known.
 bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value);
+// The factor `node` multiplies `x` by: 1/c for Div(x, c), c for Mul(x, c)
+// or Mul(c, x), c a finite non-zero scalar constant (constant_scalar());
+// 0 when `node` is not such a scaling of `x`.
+double scale_by_constant(const Graph& graph, const Node& node, ValueId x);
 // constant_scalar() within a relative 1e-5 of `expected` (exporters write
 // sqrt(2) and the like rounded to float).
 bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected);
 
-// Same rank and every dimension the same number or the same symbol: an
-// element-wise op of two such values broadcasts nothing.
-bool same_static_shape(const ValueType& a, const ValueType& b);
-
 // `producer` takes over the output of `consumer`, its single reader that a
-// fusion folded into it, and `consumer` is removed.
-void absorb_consumer(Node& producer, Node& consumer);
+// fusion folded into it, and `consumer` is removed. The output's producer
+// link is moved too, so the rest of the same rewrite can trace it back.
+void absorb_consumer(Graph& graph, Node& producer, Node& consumer);
 
-// A new int, float or string attribute, for the fusions' sy_ attributes.
+// A new int, float, string or ints attribute, for the fusions' sy_
+// attributes and rewritten permutations.
 Attribute int_attribute(const char* name, int64_t value);
+Attribute ints_attribute(const char* name, std::vector<int64_t> values);
 Attribute float_attribute(const char* name, float value);
 Attribute string_attribute(const char* name, const std::string& value);
 

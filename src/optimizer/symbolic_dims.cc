@@ -187,6 +187,19 @@ DimRef dim_source(const Graph& graph, ValueId v, int64_t axis) {
   return DimRef{v, axis, -1};
 }
 
+bool same_shape(const Graph& graph, ValueId a, ValueId b) {
+  const ValueType& ta = type_of(graph, a);
+  const ValueType& tb = type_of(graph, b);
+  if (!ta.has_shape || !tb.has_shape || ta.rank() != tb.rank()) return false;
+  for (size_t i = 0; i < ta.rank(); ++i) {
+    const Dim& x = ta.dims[i];
+    if ((x.is_known() || x.is_symbolic()) && x == tb.dims[i]) continue;
+    const auto axis = static_cast<int64_t>(i);
+    if (!(dim_source(graph, a, axis) == dim_source(graph, b, axis))) return false;
+  }
+  return true;
+}
+
 bool shape_elements(const Graph& graph, ValueId shape, std::vector<DimRef>* out) {
   out->clear();
   if (shape == kNoValue) return false;

@@ -35,6 +35,10 @@ struct DimRef {
 // knows it, else the earliest (value, axis) it provably equals.
 DimRef dim_source(const Graph& graph, ValueId v, int64_t axis);
 
+// Same rank, and every dimension the same number, the same symbol or the
+// same dim_source(): an element-wise op of `a` and `b` broadcasts nothing.
+bool same_shape(const Graph& graph, ValueId a, ValueId b);
+
 // The elements of the 1-D int64 tensor `shape`, each a number (as written:
 // 0 and -1 keep Reshape's meaning) or a dim_source(); false when one of
 // them cannot be told.

@@ -67,11 +67,7 @@ int cancel_one(Graph& graph, Node& second) {
   // The second node stays (a graph output keeps its name), reading x.
   second.inputs[0] = x;
   second.attributes.clear();
-  Attribute perm;
-  perm.name = "perm";
-  perm.type = AttributeType::kInts;
-  perm.ints = composed;
-  second.attributes.push_back(std::move(perm));
+  second.attributes.push_back(rewrite::ints_attribute("perm", composed));
   return 1;
 }
 
