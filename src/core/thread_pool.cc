@@ -69,25 +69,27 @@ ThreadPool::Job* ThreadPool::acquire_job_locked() {
 }
 
 void ThreadPool::worker_loop() {
+  uint64_t seen = 0;  // the last value of posted_ this worker looked for jobs at
   for (;;) {
-    // Spin while there is nothing to do, for a short while.
-    for (int i = 0; i < kSpinIterations && pending_jobs_.load(std::memory_order_acquire) == 0; ++i) cpu_relax();
+    // Spin for a short while for a job posted since the last look, then sleep.
+    for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen; ++i) cpu_relax();
     Job* job = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (pending_jobs_.load(std::memory_order_acquire) == 0) {
-        wake_.wait(lock, [this] { return stopping_ || pending_jobs_.load(std::memory_order_acquire) > 0; });
-      }
+      wake_.wait(lock, [&] { return stopping_ || posted_.load(std::memory_order_relaxed) != seen; });
       if (stopping_) return;
+      // Jobs posted later bump posted_ again, so none is missed.
+      seen = posted_.load(std::memory_order_relaxed);
       job = acquire_job_locked();
     }
-    if (job == nullptr) {
-      // Every listed job is fully claimed; let its owner finish it.
-      std::this_thread::yield();
-      continue;
+    // Every listed job may be fully claimed already: then wait for the next.
+    while (job != nullptr) {
+      run_chunks(job);
+      job->active_workers.fetch_sub(1, std::memory_order_acq_rel);
+      // Another caller's job may still have chunks to take.
+      std::lock_guard<std::mutex> lock(mutex_);
+      job = acquire_job_locked();
     }
-    run_chunks(job);
-    job->active_workers.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
 
@@ -112,7 +114,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int
     std::lock_guard<std::mutex> lock(mutex_);
     job.next_job = jobs_;
     jobs_ = &job;
-    pending_jobs_.fetch_add(1, std::memory_order_release);
+    posted_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
 
@@ -123,7 +125,6 @@ void ThreadPool::parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int
     Job** link = &jobs_;
     while (*link != &job) link = &(*link)->next_job;
     *link = job.next_job;
-    pending_jobs_.fetch_sub(1, std::memory_order_release);
   }
   // Wait for chunks other threads are still running, then for every worker
   // to let go of its pointer to `job`, which lives on this stack frame.

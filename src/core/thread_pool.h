@@ -60,7 +60,10 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   Job* jobs_ = nullptr;                 // intrusive list, guarded by mutex_
-  std::atomic<int> pending_jobs_{0};   // lets spinning workers check without the lock
+  // Bumped (under mutex_) each time a job is posted: a worker that found
+  // nothing left to claim waits for it to change, spinning on it without
+  // the lock, so it never contends with the caller removing its job.
+  std::atomic<uint64_t> posted_{0};
   bool stopping_ = false;
 };
 

@@ -17,7 +17,8 @@
 // Y^T [positions x M] = columns^T . W^T, W^T packed once as the B operand.
 // The micro-kernel's wide, vectorised side then runs over the output
 // channels (hundreds) instead of the few dozen positions, which would fill
-// under 80% of its 64 columns; Y^T is transposed into place afterwards.
+// under 80% of its 64 columns; each block of Y^T is transposed into place
+// (simd/transpose_store.h) as soon as the GEMM has it.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "providers/cpu/conv/conv_util.h"
 #include "providers/cpu/conv/depthwise_blocked.h"
 #include "providers/cpu/conv/winograd.h"
+#include "providers/cpu/simd/transpose_store.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/gemm/sgemm.h"
 
@@ -41,20 +43,6 @@ constexpr int64_t kColumnBudgetFloats = int64_t{1} << 20;
 // (measured: 49 positions x 512 channels x K 4608 runs at 107 GFLOP/s
 // transposed against 84 plain; at 196 positions the two are level).
 constexpr int64_t kTransposedMaxPositions = 128;
-
-// dst[j * ld_dst + i] = src[i * ld_src + j] for i < rows, j < cols, in
-// cache-sized blocks.
-void transpose_into(const float* src, int64_t rows, int64_t cols, int64_t ld_src, float* dst, int64_t ld_dst) {
-  constexpr int64_t kBlock = 16;
-  for (int64_t i0 = 0; i0 < rows; i0 += kBlock) {
-    const int64_t i1 = std::min(rows, i0 + kBlock);
-    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
-      const int64_t j1 = std::min(cols, j0 + kBlock);
-      for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = i0; i < i1; ++i) dst[j * ld_dst + i] = src[i * ld_src + j];
-    }
-  }
-}
 
 class ConvKernel final : public Kernel {
  public:
@@ -171,12 +159,18 @@ class ConvKernel final : public Kernel {
     bool pointwise = g.no_padding();
     for (int i = 0; i < g.rank; ++i) pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
 
-    // Winograd, depthwise and the transposed product store Y without the
-    // residual; with one, they run without the activation, and residual and
-    // activation follow in one pass. The plain GEMM path below adds it in
-    // its epilogue instead (beta = 1 over Y prefilled with z).
+    // The transposed product adds the residual and applies the activation as
+    // it stores Y. Winograd and depthwise store Y without the residual; with
+    // one, they run without the activation, and residual and activation
+    // follow in one pass. The plain GEMM path below adds it in its epilogue
+    // instead (beta = 1 over Y prefilled with z).
+    if (!packed_wt_.empty()) {
+      if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
+        return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
+      return run_transposed(ctx, xd, bias, z != nullptr ? z->data<float>() : nullptr, yd, N, C, M, K, g, pointwise);
+    }
     const bool depthwise = g.rank == 2 && group_ == C && M == C;
-    if (winograd_ != nullptr || depthwise || !packed_wt_.empty()) {
+    if (winograd_ != nullptr || depthwise) {
       GemmEpilogue ep = activation_;
       if (z != nullptr) ep.activation = GemmActivation::kNone;
       ep.bias = bias;
@@ -188,12 +182,8 @@ class ConvKernel final : public Kernel {
         for (int64_t n = 0; n < N; ++n)
           winograd_->run(xd + n * C * in_size, g.in[0], g.in[1], yd + n * M * out_size, g.out[0], g.out[1],
                          g.pad_begin[0], g.pad_begin[1], ep, scratch, pool);
-      } else if (depthwise) {
-        SY_RETURN_IF_ERROR(run_depthwise(ctx, xd, wd, yd, N, C, g, ep));
       } else {
-        if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
-          return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
-        SY_RETURN_IF_ERROR(run_transposed(ctx, xd, yd, N, C, M, K, g, pointwise, ep));
+        SY_RETURN_IF_ERROR(run_depthwise(ctx, xd, wd, yd, N, C, g, ep));
       }
       if (z != nullptr) add_residual(yd, z->data<float>(), y->num_elements(), activation_, pool);
       return ok_status();
@@ -277,9 +267,11 @@ class ConvKernel final : public Kernel {
     return positions > 0 && positions < kTransposedMaxPositions;
   }
 
-  // Y^T = columns^T . W^T for each image (group 1), then Y^T into place.
-  Status run_transposed(KernelContext& ctx, const float* xd, float* yd, int64_t N, int64_t C, int64_t M, int64_t K,
-                        const WindowGeometry& g, bool pointwise, GemmEpilogue ep) const {
+  // Y^T = columns^T . W^T for each image (group 1). Each block of Y^T goes
+  // into place (transposed, plus the residual z and the activation) as soon
+  // as the GEMM has it, while it is still in cache.
+  Status run_transposed(KernelContext& ctx, const float* xd, const float* bias, const float* zd, float* yd, int64_t N,
+                        int64_t C, int64_t M, int64_t K, const WindowGeometry& g, bool pointwise) const {
     ThreadPool& pool = ctx.thread_pool();
     const int64_t in_size = g.in_size(), out_size = g.out_size();
     const size_t col_bytes = pointwise ? 0 : KernelContext::scratch_align(static_cast<size_t>(K * out_size) * sizeof(float));
@@ -289,7 +281,27 @@ class ConvKernel final : public Kernel {
     float* col = static_cast<float*>(scratch);
     float* yt = reinterpret_cast<float*>(static_cast<char*>(scratch) + col_bytes);
     void* ws_gemm = static_cast<char*>(scratch) + col_bytes + yt_bytes;
+    struct Store {
+      TransposeStoreArgs args;  // the whole of Y^T -> Y for this image
+      static void block(void* self, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+        TransposeStoreArgs a = static_cast<const Store*>(self)->args;
+        a.src += r0 * a.ld_src + c0;
+        a.dst += c0 * a.ld_dst + r0;
+        if (a.residual != nullptr) a.residual += c0 * a.ld_dst + r0;
+        a.rows = rows;
+        a.cols = cols;
+        transpose_store_f32(a);
+      }
+    } store;
+    store.args.src = yt;
+    store.args.ld_src = M;
+    store.args.ld_dst = out_size;
+    store.args.clamp = activation_clamp(activation_, &store.args.lo, &store.args.hi);
+    GemmEpilogue ep;  // bias only: the residual and activation follow it in the store
+    ep.bias = bias;
     ep.bias_per_row = false;  // Y^T's columns are the output channels
+    ep.block_done = &Store::block;
+    ep.block_done_context = &store;
     for (int64_t n = 0; n < N; ++n) {
       const float* xn = xd + n * C * in_size;
       const float* a = xn;
@@ -297,11 +309,9 @@ class ConvKernel final : public Kernel {
         im2col(xn, C, g, 0, out_size, col, out_size, &pool);
         a = col;
       }
+      store.args.dst = yd + n * M * out_size;
+      store.args.residual = zd != nullptr ? zd + n * M * out_size : nullptr;
       sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, 0.0f, yt, M, &pool, ws_gemm, ep);
-      float* yn = yd + n * M * out_size;
-      pool.parallel_for(M, 16, [&](int64_t m0, int64_t m1) {
-        transpose_into(yt + m0, out_size, m1 - m0, M, yn + m0 * out_size, out_size);
-      });
     }
     return ok_status();
   }

@@ -219,6 +219,16 @@ TEST(ConvTest, LargeChunkedAndThreaded) {
   check_conv({.x = {2, 32, 20, 20}, .m = 32, .kernel = {3, 3}, .group = 32, .pads = {1, 1, 1, 1}, .threads = 2});
 }
 
+TEST(ConvTest, FewPositionsTransposedProductThreaded) {
+  // Maps under 128 positions run Y^T = X^T W^T; Y^T goes into place block by
+  // block (16x16 transposes and the ragged edges), on several threads.
+  check_conv({.x = {2, 40, 7, 7}, .m = 96, .kernel = {1, 1}, .bias = true, .activation = "Clip",
+              .activation_params = {-0.5f, 1.0f}, .threads = 2});
+  check_conv({.x = {1, 35, 9, 9}, .m = 150, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Relu", .threads = 3});
+  check_conv({.x = {1, 300, 5, 5}, .m = 17, .kernel = {1, 1}, .threads = 2});
+}
+
 TEST(ConvTest, FusedActivation) {
   check_conv({.x = {1, 3, 8, 8}, .m = 4, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true, .activation = "Relu"});
   check_conv({.x = {1, 3, 8, 8}, .m = 4, .kernel = {3, 3}, .bias = true, .activation = "Clip",

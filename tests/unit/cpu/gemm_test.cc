@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,58 @@ INSTANTIATE_TEST_SUITE_P(Isa, SgemmIsaTest, ::testing::Values(GemmIsa::kScalar, 
                          [](const ::testing::TestParamInfo<GemmIsa>& info) {
                            return std::string(gemm_isa_name(info.param));
                          });
+
+// block_done sees every element of C exactly once, after its last update:
+// each reported block is copied out at the time of the call and must then
+// already hold the final values.
+TEST(SgemmTest, BlockDoneReportsEachFinalBlockOnce) {
+  const int64_t M = 150, N = 200, K = 300;  // several row blocks, column panels and K blocks
+  const std::vector<float> a = test_values(static_cast<size_t>(M * K), 1);
+  const std::vector<float> b = test_values(static_cast<size_t>(K * N), 2);
+  const std::vector<float> bias = test_values(static_cast<size_t>(N), 3);
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    std::vector<float> c(static_cast<size_t>(M * N), 0.0f);
+    struct Seen {
+      const std::vector<float>* c;
+      int64_t n;
+      std::mutex mutex;
+      std::vector<int> count;
+      std::vector<float> at_call;
+      static void block(void* self, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+        Seen& s = *static_cast<Seen*>(self);
+        std::lock_guard<std::mutex> lock(s.mutex);
+        for (int64_t i = r0; i < r0 + rows; ++i)
+          for (int64_t j = c0; j < c0 + cols; ++j) {
+            ++s.count[static_cast<size_t>(i * s.n + j)];
+            s.at_call[static_cast<size_t>(i * s.n + j)] = (*s.c)[static_cast<size_t>(i * s.n + j)];
+          }
+      }
+    } seen;
+    seen.c = &c;
+    seen.n = N;
+    seen.count.assign(c.size(), 0);
+    seen.at_call.assign(c.size(), 0.0f);
+    GemmEpilogue ep;
+    ep.bias = bias.data();
+    ep.activation = GemmActivation::kRelu;
+    ep.block_done = &Seen::block;
+    ep.block_done_context = &seen;
+    Workspace ws(sgemm_workspace_size(M, N, K, &pool));
+    sgemm(false, false, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N, &pool, ws.get(), ep);
+    for (size_t i = 0; i < c.size(); ++i) {
+      ASSERT_EQ(seen.count[i], 1) << "element " << i << ", " << threads << " threads";
+      ASSERT_EQ(seen.at_call[i], c[i]) << "element " << i << " changed after its block was reported";
+    }
+    // And the product itself is right.
+    for (int64_t i = 0; i < M; i += 37)
+      for (int64_t j = 0; j < N; j += 23) {
+        double s = bias[static_cast<size_t>(j)];
+        for (int64_t p = 0; p < K; ++p) s += static_cast<double>(a[static_cast<size_t>(i * K + p)]) * b[static_cast<size_t>(p * N + j)];
+        EXPECT_NEAR(c[static_cast<size_t>(i * N + j)], std::max(s, 0.0), 1e-3 * (1.0 + std::fabs(s)));
+      }
+  }
+}
 
 TEST(SgemmTest, WorkspaceGrowsWithThreadsNotWithShape) {
   ThreadPool pool(4);

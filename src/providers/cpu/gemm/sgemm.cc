@@ -30,7 +30,7 @@ constexpr int64_t kNc = 1024;  // a multiple of every NR
 // Tasks split C in whole micro-tiles of the widest variant.
 constexpr int64_t kNGranule = gemm_detail::kNrAvx512;
 // Below this many multiply-adds per task, threading costs more than it gains.
-constexpr double kMinMacsPerTask = 1.0e6;
+constexpr double kMinMacsPerTask = 1.5e5;
 // Up to this many tasks per thread: threads pull them one by one, so a map
 // that does not split evenly in two still keeps both cores busy.
 constexpr int64_t kMaxTasksPerThread = 4;
@@ -212,7 +212,10 @@ void pack_a_panels(const float* A, int64_t lda, bool trans, int64_t row0, int64_
   for (int64_t ir = 0; ir < rows; ir += kMr) {
     const int64_t mr = std::min<int64_t>(kMr, rows - ir);
     float* d = dst + ir * kc;
-    if (trans) {
+    if (trans && mr == kMr) {
+      // A fixed-length copy per k, which compiles to two vector moves.
+      for (int64_t k = 0; k < kc; ++k) std::memcpy(d + k * kMr, A + (k0 + k) * lda + row0 + ir, kMr * sizeof(float));
+    } else if (trans) {
       for (int64_t k = 0; k < kc; ++k) {
         const float* src = A + (k0 + k) * lda + row0 + ir;
         float* dk = d + k * kMr;
@@ -270,6 +273,7 @@ void scale_only(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1
     for (int64_t j = n0; j < n1; ++j)
       c[j] = apply_epilogue_scalar(g.beta == 0.0f ? 0.0f : g.beta * c[j], i, j, g.ep);
   }
+  if (g.ep.block_done != nullptr) g.ep.block_done(g.ep.block_done_context, m0, m1 - m0, n0, n1 - n0);
 }
 
 void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* abuf, float* bbuf) {
@@ -325,6 +329,7 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
             if (last && gelu)
               for (int i = 0; i < t.mr; ++i) apply_activation(t.c + i * g.ldc, t.nr, g.ep);
           }
+          if (last && g.ep.block_done != nullptr) g.ep.block_done(g.ep.block_done_context, ic, mc, jc + jr, t.nr);
         }
       }
     }

@@ -47,6 +47,13 @@ struct GemmEpilogue {
   GemmActivation activation = GemmActivation::kNone;
   float clip_min = 0.0f;  // kClip only
   float clip_max = 0.0f;
+  // Called with each block of C as soon as it is final (bias and activation
+  // applied): rows [row0, row0 + rows), columns [col0, col0 + cols), on the
+  // thread that computed it, while the block is still in cache. A caller
+  // that stores C elsewhere (transposed, say) does it here instead of in one
+  // more pass after the product.
+  void (*block_done)(void* context, int64_t row0, int64_t rows, int64_t col0, int64_t cols) = nullptr;
+  void* block_done_context = nullptr;
 };
 
 // The epilogue's activation as a clamp to [lo, hi] (Relu: [0, +inf]; Clip:
