@@ -29,7 +29,8 @@ constexpr int64_t kMc = 144;   // a multiple of kMr
 constexpr int64_t kNc = 1024;  // a multiple of every NR
 // Tasks split C in whole micro-tiles of the widest variant.
 constexpr int64_t kNGranule = gemm_detail::kNrAvx512;
-// Below this many multiply-adds per task, threading costs more than it gains.
+// Below this many multiply-adds per task (about 3 us on one core, against
+// about 1 us for a parallel_for), threading costs more than it gains.
 constexpr double kMinMacsPerTask = 1.5e5;
 // Up to this many tasks per thread: threads pull them one by one, so a map
 // that does not split evenly in two still keeps both cores busy.

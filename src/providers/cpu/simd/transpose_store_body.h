@@ -27,7 +27,7 @@ void finish_row(float* d, const float* z, int64_t n, const TransposeStoreArgs& a
 template <class V>
 void transpose_edge(const TransposeStoreArgs& a, int64_t i0, int64_t ri, int64_t j0, int64_t cj) {
   constexpr int L = V::kLanes;
-  float in[L * L], out[L * L];
+  float in[L * L] = {}, out[L * L];  // rows past ri / columns past cj: zeros, never stored
   for (int64_t i = 0; i < ri; ++i) std::memcpy(in + i * L, a.src + (i0 + i) * a.ld_src + j0, static_cast<size_t>(cj) * sizeof(float));
   V::transpose(in, L, out, L);
   for (int64_t j = 0; j < cj; ++j)
