@@ -5,6 +5,9 @@
 //   (conv/depthwise_blocked.h), W interleaved once at creation;
 // - 3x3, stride 1, dilation 1, group 1 with a constant W and maps of at
 //   least 12x12: Winograd F(4x4, 3x3) (conv/winograd.h), 4x fewer multiplies;
+// - group 1, 2-D, few input channels times taps (an image stem, C * kh * kw
+//   up to 64) and no residual: a direct kernel (conv/direct_few_channels.h)
+//   with no im2col, W packed once at creation;
 // - 1x1, stride 1, no padding: the input already is the GEMM's B matrix;
 // - otherwise: im2col into scratch, a chunk of output positions at a time
 //   so the buffer stays a few MB, then a GEMM.
@@ -27,6 +30,7 @@
 
 #include "providers/cpu/conv/conv_util.h"
 #include "providers/cpu/conv/depthwise_blocked.h"
+#include "providers/cpu/conv/direct_few_channels.h"
 #include "providers/cpu/conv/winograd.h"
 #include "providers/cpu/simd/transpose_store.h"
 #include "providers/cpu/cpu_kernel_tables.h"
@@ -43,6 +47,26 @@ constexpr int64_t kColumnBudgetFloats = int64_t{1} << 20;
 // (measured: 49 positions x 512 channels x K 4608 runs at 107 GFLOP/s
 // transposed against 84 plain; at 196 positions the two are level).
 constexpr int64_t kTransposedMaxPositions = 128;
+
+// The 2-D window of `g` in the shape struct of a 2-D kernel (depthwise,
+// direct): every such struct names its fields alike.
+template <class Shape2d>
+Shape2d window_2d(const WindowGeometry& g) {
+  Shape2d s;
+  s.H = g.in[0];
+  s.W = g.in[1];
+  s.OH = g.out[0];
+  s.OW = g.out[1];
+  s.kh = g.kernel[0];
+  s.kw = g.kernel[1];
+  s.stride_h = g.stride[0];
+  s.stride_w = g.stride[1];
+  s.dilation_h = g.dilation[0];
+  s.dilation_w = g.dilation[1];
+  s.pad_top = g.pad_begin[0];
+  s.pad_left = g.pad_begin[1];
+  return s;
+}
 
 class ConvKernel final : public Kernel {
  public:
@@ -92,6 +116,13 @@ class ConvKernel final : public Kernel {
         status = Status(StatusCode::kOutOfMemory, ctx.node().describe() + ": cannot allocate packed weights");
         return;
       }
+      ctx.mark_prepacked(1);
+      return;
+    }
+    // Few input channels (an image stem): the direct kernel, without the
+    // residual, which it does not add.
+    if (group_ == 1 && ws.rank() == 4 && !residual_ && direct_few_channels_suits(ws[1], ws[2], ws[3])) {
+      packed_direct_ = pack_direct_weights(w->data<float>(), m, k);
       ctx.mark_prepacked(1);
       return;
     }
@@ -168,6 +199,13 @@ class ConvKernel final : public Kernel {
       if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
         return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
       return run_transposed(ctx, xd, bias, z != nullptr ? z->data<float>() : nullptr, yd, N, C, M, K, g, pointwise);
+    }
+    if (!packed_direct_.empty()) {
+      if (g.rank != 2 || group_ != 1 || z != nullptr ||
+          static_cast<int64_t>(packed_direct_.size()) !=
+              (M + kDirectCoBlock - 1) / kDirectCoBlock * kDirectCoBlock * K)
+        return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
+      return run_direct(ctx, xd, bias, yd, N, C, M, g);
     }
     const bool depthwise = g.rank == 2 && group_ == C && M == C;
     if (winograd_ != nullptr || depthwise) {
@@ -316,24 +354,29 @@ class ConvKernel final : public Kernel {
     return ok_status();
   }
 
+  // Few input channels, group 1, 2-D: W packed at creation.
+  Status run_direct(KernelContext& ctx, const float* xd, const float* bias, float* yd, int64_t N, int64_t C, int64_t M,
+                    const WindowGeometry& g) const {
+    DirectConvShape s = window_2d<DirectConvShape>(g);
+    s.C = C;
+    s.M = M;
+    float lo = 0.0f, hi = 0.0f;
+    activation_clamp(activation_, &lo, &hi);
+    ThreadPool& pool = ctx.thread_pool();
+    SY_ASSIGN_OR_RETURN(void* scratch,
+                        ctx.scratch(static_cast<size_t>(direct_few_channels_scratch_floats(s)) * sizeof(float)));
+    for (int64_t n = 0; n < N; ++n)
+      direct_few_channels(s, xd + n * C * g.in_size(), packed_direct_.data(), bias, lo, hi,
+                          yd + n * M * g.out_size(), static_cast<float*>(scratch), pool);
+    return ok_status();
+  }
+
   // Depthwise 2-D: W packed here when it was not a constant at creation.
   Status run_depthwise(KernelContext& ctx, const float* xd, const float* wd, float* yd, int64_t N, int64_t C,
                        const WindowGeometry& g, const GemmEpilogue& ep) const {
-    DepthwiseShape s;
+    DepthwiseShape s = window_2d<DepthwiseShape>(g);
     s.N = N;
     s.C = C;
-    s.H = g.in[0];
-    s.W = g.in[1];
-    s.OH = g.out[0];
-    s.OW = g.out[1];
-    s.kh = g.kernel[0];
-    s.kw = g.kernel[1];
-    s.stride_h = g.stride[0];
-    s.stride_w = g.stride[1];
-    s.dilation_h = g.dilation[0];
-    s.dilation_w = g.dilation[1];
-    s.pad_top = g.pad_begin[0];
-    s.pad_left = g.pad_begin[1];
     const int64_t taps = s.kh * s.kw;
     const bool prepacked = static_cast<int64_t>(packed_dw_.size()) == packed_depthwise_weights_size(C, taps);
     ThreadPool& pool = ctx.thread_pool();
@@ -366,6 +409,7 @@ class ConvKernel final : public Kernel {
   std::vector<PackedMatrix> packed_w_;  // one per group
   PackedMatrix packed_wt_;              // W^T [K x M] for the transposed product
   std::vector<float> packed_dw_;        // depthwise W, channel-interleaved
+  std::vector<float> packed_direct_;    // few-channel W, in blocks of output channels
   std::unique_ptr<WinogradConv> winograd_;
 };
 

@@ -229,6 +229,15 @@ TEST(ConvTest, FewPositionsTransposedProductThreaded) {
   check_conv({.x = {1, 300, 5, 5}, .m = 17, .kernel = {1, 1}, .threads = 2});
 }
 
+TEST(ConvTest, FewInputChannelsDirect) {
+  // C * kh * kw up to 64 and at least 128 output positions: the direct
+  // kernel (an image stem), its weights packed at creation.
+  check_conv({.x = {2, 3, 40, 36}, .m = 32, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Clip", .activation_params = {0.0f, 6.0f}, .threads = 2});
+  check_conv({.x = {1, 1, 24, 29}, .m = 7, .kernel = {5, 3}, .dilations = {1, 2}, .pads = {2, 0, 1, 3},
+              .activation = "Relu"});
+}
+
 TEST(ConvTest, FusedActivation) {
   check_conv({.x = {1, 3, 8, 8}, .m = 4, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true, .activation = "Relu"});
   check_conv({.x = {1, 3, 8, 8}, .m = 4, .kernel = {3, 3}, .bias = true, .activation = "Clip",

@@ -152,6 +152,24 @@ TEST_P(SgemmIsaTest, Threaded) {
   check({257, 257, 257, false, false, 1.0f, 0.0f}, &pool, Packing::kA);
 }
 
+// Tasks split columns in 16s, so with a prepacked B (panels of 64 columns
+// for AVX-512) a task may start and end inside a panel: 160 columns go 80 /
+// 80 over 2 threads, 960 as 480 / 480.
+TEST_P(SgemmIsaTest, ThreadedPrepackedBSplitInsidePanels) {
+  const std::vector<float> bias = test_values(static_cast<size_t>(960), 5);
+  GemmEpilogue ep;
+  ep.bias = bias.data();
+  ep.activation = GemmActivation::kClip;
+  ep.clip_min = -0.5f;
+  ep.clip_max = 0.75f;
+  for (int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    check({49, 160, 300, true, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
+    check({49, 960, 160, true, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
+    check({13, 208, 70, false, true, 1.0f, 0.5f}, &pool, Packing::kB, ep);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, SgemmIsaTest, ::testing::Values(GemmIsa::kScalar, GemmIsa::kAvx2, GemmIsa::kAvx512),
                          [](const ::testing::TestParamInfo<GemmIsa>& info) {
                            return std::string(gemm_isa_name(info.param));

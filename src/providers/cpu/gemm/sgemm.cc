@@ -27,8 +27,13 @@ namespace {
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 144;   // a multiple of kMr
 constexpr int64_t kNc = 1024;  // a multiple of every NR
-// Tasks split C in whole micro-tiles of the widest variant.
-constexpr int64_t kNGranule = gemm_detail::kNrAvx512;
+// Tasks split C's columns in whole vectors of the widest variant, not whole
+// 64-column micro-tiles: 960 columns (a 1x1 conv's output channels) then
+// split 480 / 480 over 2 threads instead of 512 / 448, or 160 as 80 / 80
+// instead of 128 / 32. A task may so start inside a prepacked panel of B.
+constexpr int64_t kNGranule = 16;
+// Packing buffers hold whole panels of the widest variant.
+constexpr int64_t kNrMax = gemm_detail::kNrAvx512;
 // Below this many multiply-adds per task (about 3 us on one core, against
 // about 1 us for a parallel_for), threading costs more than it gains.
 constexpr double kMinMacsPerTask = 1.5e5;
@@ -94,14 +99,19 @@ struct Prepacked {
 
 // The time of one task of `rows` x `cols`, in multiply-adds per step of K.
 // A micro-tile of few rows is load-bound and costs about as much as one of
-// 3 rows; columns go in whole vectors; packing copies its rows of A and
-// columns of B once, about 2 multiply-adds per element (measured on Zen 4,
-// packing a 3136 x 256 B against 6-row tiles over it).
+// 3 rows;
+// columns go in whole vectors, and a micro-tile of one vector (the
+// leftover of a split) costs about as much as one of two, being bound by
+// its loads too; packing copies its rows of A and columns of B once, about
+// 2 multiply-adds per element (measured on Zen 4, packing a 3136 x 256 B
+// against 6-row tiles over it).
 double task_cost(int64_t rows, int64_t cols, Prepacked packed) {
   double tile_rows = static_cast<double>(rows / kMr * kMr);
   if (rows % kMr != 0) tile_rows += static_cast<double>(std::max<int64_t>(rows % kMr, 3));
+  double tile_cols = static_cast<double>(cols / kNrMax * kNrMax);
+  if (cols % kNrMax != 0) tile_cols += static_cast<double>(std::max<int64_t>(round_up(cols % kNrMax, 16), 32));
   const double c = static_cast<double>(round_up(cols, 16));
-  return tile_rows * c + (packed.a ? 0.0 : 2.0 * static_cast<double>(rows)) + (packed.b ? 0.0 : 2.0 * c);
+  return tile_rows * tile_cols + (packed.a ? 0.0 : 2.0 * static_cast<double>(rows)) + (packed.b ? 0.0 : 2.0 * c);
 }
 
 // The time to run every task of `p` when lanes pull them in order: task t
@@ -182,7 +192,7 @@ int64_t a_buffer_floats(const Plan& p, int64_t K) {
   return round_up(std::min(kMc, p.tile_m) * std::min(kKc, std::max<int64_t>(K, 1)), kAlignFloats);
 }
 int64_t b_buffer_floats(const Plan& p, int64_t K) {
-  return round_up(std::min(kKc, std::max<int64_t>(K, 1)) * round_up(std::min(kNc, p.tile_n), kNGranule),
+  return round_up(std::min(kKc, std::max<int64_t>(K, 1)) * round_up(std::min(kNc, p.tile_n), kNrMax),
                   kAlignFloats);
 }
 
@@ -293,13 +303,7 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
       const int64_t kc = std::min(kKc, g.K - pc);
       const bool first = pc == 0;
       const bool last = pc + kc == g.K;
-      const float* bp;
-      if (g.b.packed != nullptr) {
-        bp = g.b.packed + pc * n_pad + jc * kc;
-      } else {
-        pack_b_panels(g.b.p, g.b.ld, g.b.trans, pc, kc, jc, nc, g.nr, bbuf);
-        bp = bbuf;
-      }
+      if (g.b.packed == nullptr) pack_b_panels(g.b.p, g.b.ld, g.b.trans, pc, kc, jc, nc, g.nr, bbuf);
       for (int64_t ic = m0; ic < m1; ic += kMc) {
         const int64_t mc = std::min(kMc, m1 - ic);
         const float* ap;
@@ -317,9 +321,18 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
         t.clamp = last && has_act;
         t.lo = lo;
         t.hi = hi;
-        for (int64_t jr = 0; jr < nc; jr += g.nr) {
-          t.nr = static_cast<int>(std::min(g.nr, nc - jr));
-          t.b = bp + jr * kc;
+        for (int64_t jr = 0; jr < nc; jr += t.nr) {
+          if (g.b.packed != nullptr) {
+            // Panels of the prepacked B start at multiples of nr; the task
+            // may start or end inside one.
+            const int64_t j = jc + jr;
+            const int64_t in_panel = j % g.nr;
+            t.nr = static_cast<int>(std::min(g.nr - in_panel, nc - jr));
+            t.b = g.b.packed + pc * n_pad + (j - in_panel) * kc + in_panel;
+          } else {
+            t.nr = static_cast<int>(std::min(g.nr, nc - jr));
+            t.b = bbuf + jr * kc;
+          }
           t.col_bias = last && g.ep.bias != nullptr && !g.ep.bias_per_row ? g.ep.bias + jc + jr : nullptr;
           for (int64_t ir = 0; ir < mc; ir += kMr) {
             t.mr = static_cast<int>(std::min<int64_t>(kMr, mc - ir));

@@ -16,6 +16,12 @@ struct Vec {
   static T load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
   static T set1(float v) { return _mm256_set1_ps(v); }
+  static T load_n(const float* p, int n) { return _mm256_maskload_ps(p, first_lanes(n)); }
+  static void store_n(float* p, T v, int n) { _mm256_maskstore_ps(p, first_lanes(n), v); }
+  // All ones in lanes [0, n).
+  static __m256i first_lanes(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
   static T add(T a, T b) { return _mm256_add_ps(a, b); }
   static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
   static T mul(T a, T b) { return _mm256_mul_ps(a, b); }

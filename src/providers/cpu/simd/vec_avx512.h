@@ -20,6 +20,9 @@ struct Vec {
   static T load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
   static T set1(float v) { return _mm512_set1_ps(v); }
+  static T load_n(const float* p, int n) { return _mm512_maskz_loadu_ps(first_lanes(n), p); }
+  static void store_n(float* p, T v, int n) { _mm512_mask_storeu_ps(p, first_lanes(n), v); }
+  static __mmask16 first_lanes(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
   static T add(T a, T b) { return _mm512_add_ps(a, b); }
   static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
   static T mul(T a, T b) { return _mm512_mul_ps(a, b); }

@@ -5,6 +5,10 @@
 // struct Vec with:
 //   using T; static constexpr int kLanes;
 //   T load(const float*); void store(float*, T); T set1(float);
+//   T load_n(const float* p, int n): p[0 .. n) with zeros after (n <= kLanes;
+//     nothing past p + n is read);
+//   void store_n(float* p, T v, int n): the first n lanes (nothing past p + n
+//     is written);
 //   T add(T, T); T sub(T, T); T mul(T, T); T fmadd(T a, T b, T c) (a*b+c);
 //   T max(T, T); T min(T, T);
 //   void transpose(const float* src, int64_t src_stride, float* dst, int64_t dst_stride):
@@ -23,6 +27,10 @@ struct Vec {
   static T load(const float* p) { return *p; }
   static void store(float* p, T v) { *p = v; }
   static T set1(float v) { return v; }
+  static T load_n(const float* p, int n) { return n > 0 ? *p : 0.0f; }
+  static void store_n(float* p, T v, int n) {
+    if (n > 0) *p = v;
+  }
   static T add(T a, T b) { return a + b; }
   static T sub(T a, T b) { return a - b; }
   static T mul(T a, T b) { return a * b; }
