@@ -30,6 +30,9 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats, const O
   if (level == OptimizationLevel::kAll) {
     SY_RETURN_IF_ERROR(cancel_transposes(graph, &s.transposes_removed));
     SY_RETURN_IF_ERROR(collapse_reshapes(graph, &s.reshapes_removed));
+    // After the fusions: the producer's activation is already folded in, and
+    // a residual Add (which rules the pair out) already taken.
+    if (options.cpu_only) SY_RETURN_IF_ERROR(block_conv_channels(graph, &s.conv_layouts_blocked));
   }
   if (level == OptimizationLevel::kExtended || level == OptimizationLevel::kAll) {
     // Once, after every rewrite: Attention's 3D form leaves the Shape

@@ -6,7 +6,9 @@
 //             LayerNormalization, and (CPU-only sessions) scaled dot-product
 //             attention into Attention, MatMul + bias / residual Add / Relu
 //             or Gelu
-//   all:      extended, then layout passes: Transpose pairs, Reshape chains
+//   all:      extended, then layout passes: Transpose pairs, Reshape chains,
+//             and (CPU-only sessions) channel-blocked Conv -> depthwise Conv
+//             hand-offs
 // Each pass lives in its own file and can be run alone in tests; each adds
 // what it did to its counter.
 #pragma once
@@ -31,6 +33,7 @@ struct PassStats {
   int attentions_fused = 0;
   int transposes_removed = 0;
   int reshapes_removed = 0;
+  int conv_layouts_blocked = 0;
 };
 
 // What the session's providers can run, for the fusions that produce nodes
@@ -88,5 +91,10 @@ Status cancel_transposes(Graph& graph, int* removed);
 // Reshape(Reshape(x, s1), s2) -> Reshape(x, s2) when s2 is constant and
 // does not copy input dims. Counts nodes removed.
 Status collapse_reshapes(Graph& graph, int* removed);
+// Marks a float group-1 1x1 Conv (constant W of whole blocks of 16 output
+// channels, no residual) and the 2-D depthwise Conv that is its only reader
+// to hand the tensor over in NCHW16c (sy_output_layout / sy_input_layout,
+// providers/cpu/conv/blocked_layout.h). CPU only. Counts pairs marked.
+Status block_conv_channels(Graph& graph, int* marked);
 
 }  // namespace sy

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "providers/cpu/conv/blocked_layout.h"
 #include "providers/cpu/conv/conv_util.h"
 #include "providers/cpu/conv/depthwise_blocked.h"
 #include "providers/cpu/conv/direct_few_channels.h"
@@ -90,9 +91,19 @@ class ConvKernel final : public Kernel {
       status = ctx.error("group must be positive; got " + std::to_string(group_));
       return;
     }
+    status = read_layouts(ctx);
+    if (!status.ok()) return;
     const Tensor* w = ctx.constant_input(1);
-    if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) return;
+    if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) {
+      if (blocked_output_) status = ctx.error(std::string(kOutputLayoutAttr) + " needs a constant float W");
+      return;
+    }
     const Shape& ws = w->shape();
+    if (blocked_output_ && ws[0] % kLayoutBlock != 0) {
+      status = ctx.error(std::string(kOutputLayoutAttr) + " needs output channels in whole blocks of " +
+                         std::to_string(kLayoutBlock) + "; W is " + ws.to_string());
+      return;
+    }
     const int64_t m = ws[0];
     if (m % group_ != 0) {
       status = ctx.error("W has " + std::to_string(m) + " output channels, not a multiple of group " +
@@ -110,7 +121,9 @@ class ConvKernel final : public Kernel {
       }
       winograd_.reset();  // out of memory for the larger weights: the GEMM path
     }
-    if (group_ == 1 && few_output_positions(ctx, ws)) {
+    // The transposed product's rows of channels per position are what a
+    // blocked output is made of, whatever the map's size.
+    if (group_ == 1 && (blocked_output_ || few_output_positions(ctx, ws))) {
       packed_wt_ = pack_b(true, k, m, w->data<float>(), k);
       if (packed_wt_.empty()) {
         status = Status(StatusCode::kOutOfMemory, ctx.node().describe() + ": cannot allocate packed weights");
@@ -195,6 +208,10 @@ class ConvKernel final : public Kernel {
     // one, they run without the activation, and residual and activation
     // follow in one pass. The plain GEMM path below adds it in its epilogue
     // instead (beta = 1 over Y prefilled with z).
+    if (blocked_input_ && !(g.rank == 2 && group_ == C && M == C && C % kLayoutBlock == 0))
+      return kernel_error(ctx, std::string(kInputLayoutAttr) + " " + kNchw16c +
+                                   " is for a 2-D depthwise Conv over whole blocks of " + std::to_string(kLayoutBlock) +
+                                   " channels; X is " + xs.to_string());
     if (!packed_wt_.empty()) {
       if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
         return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
@@ -313,7 +330,9 @@ class ConvKernel final : public Kernel {
     ThreadPool& pool = ctx.thread_pool();
     const int64_t in_size = g.in_size(), out_size = g.out_size();
     const size_t col_bytes = pointwise ? 0 : KernelContext::scratch_align(static_cast<size_t>(K * out_size) * sizeof(float));
-    const size_t yt_bytes = KernelContext::scratch_align(static_cast<size_t>(out_size * M) * sizeof(float));
+    // A blocked output is stored by the GEMM itself, with its bias and clamp.
+    const size_t yt_bytes =
+        blocked_output_ ? 0 : KernelContext::scratch_align(static_cast<size_t>(out_size * M) * sizeof(float));
     const size_t gemm_ws = std::max(sgemm_workspace_size(out_size, M, K, &pool), size_t{64});
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + yt_bytes + gemm_ws));
     float* col = static_cast<float*>(scratch);
@@ -340,12 +359,20 @@ class ConvKernel final : public Kernel {
     ep.bias_per_row = false;  // Y^T's columns are the output channels
     ep.block_done = &Store::block;
     ep.block_done_context = &store;
+    GemmEpilogue blocked = activation_;
+    blocked.bias = bias;
+    blocked.c_block_stride = out_size * kLayoutBlock;
     for (int64_t n = 0; n < N; ++n) {
       const float* xn = xd + n * C * in_size;
       const float* a = xn;
       if (!pointwise) {
         im2col(xn, C, g, 0, out_size, col, out_size, &pool);
         a = col;
+      }
+      if (blocked_output_) {
+        sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, 0.0f, yd + n * M * out_size, 0, &pool,
+                       ws_gemm, blocked);
+        continue;
       }
       store.args.dst = yd + n * M * out_size;
       store.args.residual = zd != nullptr ? zd + n * M * out_size : nullptr;
@@ -391,6 +418,7 @@ class ConvKernel final : public Kernel {
     }
     float lo = 0.0f, hi = 0.0f;
     activation_clamp(ep, &lo, &hi);
+    s.x_blocked16 = blocked_input_;
     depthwise_blocked(s, xd, packed, ep.bias, lo, hi, yd,
                       reinterpret_cast<float*>(static_cast<char*>(scratch) + w_bytes), pool);
     return ok_status();
@@ -405,7 +433,22 @@ class ConvKernel final : public Kernel {
     });
   }
 
+  // sy_output_layout / sy_input_layout = NCHW16c (conv/blocked_layout.h).
+  Status read_layouts(const KernelCreateContext& ctx) {
+    for (const char* name : {kOutputLayoutAttr, kInputLayoutAttr}) {
+      const std::string layout = ctx.node().attr_string(name, "");
+      if (layout.empty()) continue;
+      if (layout != kNchw16c) return ctx.error(std::string(name) + " must be \"" + kNchw16c + "\"; got \"" + layout + "\"");
+      (name == kOutputLayoutAttr ? blocked_output_ : blocked_input_) = true;
+    }
+    if (blocked_output_ && (group_ != 1 || residual_))
+      return ctx.error(std::string(kOutputLayoutAttr) + " is for a group-1 Conv without a residual");
+    return ok_status();
+  }
+
   bool residual_ = false;               // sy_residual: input 3 is added before the activation
+  bool blocked_output_ = false;         // Y is written in NCHW16c
+  bool blocked_input_ = false;          // X arrives in NCHW16c (depthwise only)
   std::vector<PackedMatrix> packed_w_;  // one per group
   PackedMatrix packed_wt_;              // W^T [K x M] for the transposed product
   std::vector<float> packed_dw_;        // depthwise W, channel-interleaved

@@ -37,7 +37,22 @@ struct ConvSpec {
   // Winograd's transforms round at the scale of the whole output, so its
   // tolerance is 1e-4 of the largest output rather than of each element.
   bool tolerance_of_max = false;
+  // sy_output_layout / sy_input_layout = NCHW16c: Y is compared, or X fed,
+  // channel-blocked (providers/cpu/conv/blocked_layout.h).
+  bool blocked_output = false;
+  bool blocked_input = false;
 };
+
+// [N, C, positions] from NCHW to NCHW16c (C a multiple of 16).
+std::vector<float> to_blocked(const std::vector<float>& v, int64_t N, int64_t C, int64_t positions) {
+  std::vector<float> out(v.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t p = 0; p < positions; ++p)
+        out[static_cast<size_t>(((n * C / 16 + c / 16) * positions + p) * 16 + c % 16)] =
+            v[static_cast<size_t>((n * C + c) * positions + p)];
+  return out;
+}
 
 int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
   int64_t p = 1;
@@ -121,9 +136,12 @@ void check_conv(const ConvSpec& s) {
   const auto w = values(product(w_shape), 2);
   const auto b = values(s.m, 3);
   std::vector<int64_t> y_shape;
-  const auto expect = reference(s, x, w, b, y_shape);
+  auto expect = reference(s, x, w, b, y_shape);
+  if (s.blocked_output) expect = to_blocked(expect, y_shape[0], y_shape[1], product(y_shape, 2));
   NodeTest t("Conv", 11);
-  t.input(make_tensor<float>(Shape(s.x), x));
+  t.input(make_tensor<float>(Shape(s.x), s.blocked_input ? to_blocked(x, s.x[0], s.x[1], product(s.x, 2)) : x));
+  if (s.blocked_output) t.attr("sy_output_layout", std::string("NCHW16c"));
+  if (s.blocked_input) t.attr("sy_input_layout", std::string("NCHW16c"));
   if (s.constant_w) {
     t.constant_input(make_tensor<float>(Shape(w_shape), w));
   } else {
@@ -236,6 +254,51 @@ TEST(ConvTest, FewInputChannelsDirect) {
               .activation = "Clip", .activation_params = {0.0f, 6.0f}, .threads = 2});
   check_conv({.x = {1, 1, 24, 29}, .m = 7, .kernel = {5, 3}, .dilations = {1, 2}, .pads = {2, 0, 1, 3},
               .activation = "Relu"});
+}
+
+TEST(ConvTest, ChannelBlockedHandOff) {
+  // The producer's GEMM stores Y straight into NCHW16c: a 1x1 conv on maps
+  // under and over 128 positions, and a 3x3 one through im2col.
+  check_conv({.x = {2, 24, 9, 11}, .m = 32, .kernel = {1, 1}, .bias = true, .activation = "Clip",
+              .activation_params = {0.0f, 6.0f}, .threads = 2, .blocked_output = true});
+  check_conv({.x = {1, 16, 20, 20}, .m = 48, .kernel = {1, 1}, .activation = "Relu", .threads = 3,
+              .blocked_output = true});
+  check_conv({.x = {1, 5, 12, 12}, .m = 16, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .blocked_output = true});
+  // The depthwise reads X from NCHW16c: stride 1 and 2, odd sizes.
+  check_conv({.x = {2, 32, 13, 11}, .m = 32, .kernel = {3, 3}, .group = 32, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Clip", .activation_params = {0.0f, 6.0f}, .threads = 2, .blocked_input = true});
+  check_conv({.x = {1, 16, 15, 14}, .m = 16, .kernel = {3, 3}, .group = 16, .strides = {2, 2},
+              .pads = {1, 1, 1, 1}, .blocked_input = true});
+  check_conv({.x = {1, 48, 7, 7}, .m = 48, .kernel = {5, 5}, .group = 48, .pads = {2, 2, 2, 2}, .bias = true,
+              .threads = 2, .blocked_input = true});
+}
+
+TEST(ConvTest, ChannelBlockedLayoutMisuseIsAnError) {
+  // Output channels not in whole blocks of 16.
+  auto out = NodeTest("Conv", 11)
+                 .input(make_tensor<float>({1, 4, 5, 5}, values(100, 1)))
+                 .constant_input(make_tensor<float>({24, 4, 1, 1}, values(96, 2)))
+                 .attr("sy_output_layout", std::string("NCHW16c"))
+                 .run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("sy_output_layout"), std::string::npos) << out.status().message();
+  // A blocked input on a Conv that is not depthwise.
+  out = NodeTest("Conv", 11)
+            .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
+            .constant_input(make_tensor<float>({16, 16, 1, 1}, values(256, 2)))
+            .attr("sy_input_layout", std::string("NCHW16c"))
+            .run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("depthwise"), std::string::npos) << out.status().message();
+  // A layout the kernels do not know.
+  out = NodeTest("Conv", 11)
+            .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
+            .constant_input(make_tensor<float>({16, 16, 1, 1}, values(256, 2)))
+            .attr("sy_output_layout", std::string("NHWC"))
+            .run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("NCHW16c"), std::string::npos) << out.status().message();
 }
 
 TEST(ConvTest, FusedActivation) {

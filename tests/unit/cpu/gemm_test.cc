@@ -3,6 +3,7 @@
 // and several threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -167,6 +168,40 @@ TEST_P(SgemmIsaTest, ThreadedPrepackedBSplitInsidePanels) {
     check({49, 160, 300, true, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
     check({49, 960, 160, true, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
     check({13, 208, 70, false, true, 1.0f, 0.5f}, &pool, Packing::kB, ep);
+  }
+}
+
+// A channel-blocked C (c_block_stride): element (i, j) at
+// C[(j / 16) * stride + i * 16 + j % 16], the layout a 1x1 conv hands to a
+// depthwise conv. Floats between the blocks (stride > rows * 16) stay as
+// they were.
+TEST_P(SgemmIsaTest, ChannelBlockedC) {
+  const int64_t m = 29, n = 80, k = 45, stride = m * 16 + 7;
+  const std::vector<float> a = test_values(static_cast<size_t>(k * m), 1);  // A^T, k x m
+  const std::vector<float> b = test_values(static_cast<size_t>(k * n), 2);
+  const std::vector<float> bias = test_values(static_cast<size_t>(n), 4);
+  GemmEpilogue ep;
+  ep.bias = bias.data();
+  ep.activation = GemmActivation::kClip;
+  ep.clip_min = -0.5f;
+  ep.clip_max = 0.75f;
+  ep.c_block_stride = stride;
+  const PackedMatrix pb = pack_b(false, k, n, b.data(), n);
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    std::vector<float> out(static_cast<size_t>(n / 16 * stride), -7.0f);
+    Workspace ws(sgemm_workspace_size(m, n, k, &pool));
+    sgemm_packed_b(true, m, n, k, 1.0f, a.data(), m, pb, 0.0f, out.data(), 0, &pool, ws.get(), ep);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = bias[static_cast<size_t>(j)];
+        for (int64_t p = 0; p < k; ++p) s += static_cast<double>(a[p * m + i]) * b[p * n + j];
+        const double want = std::min(std::max(s, -0.5), 0.75);
+        ASSERT_NEAR(out[static_cast<size_t>(j / 16 * stride + i * 16 + j % 16)], want, 1e-4)
+            << "C[" << i << "," << j << "] threads " << threads;
+      }
+    for (int64_t blk = 0; blk < n / 16; ++blk)
+      for (int64_t q = m * 16; q < stride; ++q) ASSERT_EQ(out[static_cast<size_t>(blk * stride + q)], -7.0f);
   }
 }
 

@@ -7,7 +7,8 @@
 // kernel works on blocks of depthwise_lanes() channels instead:
 //   1. the block's input rows are transposed in registers into a
 //      zero-bordered interleaved plane [row][column][lane], so every tap of
-//      every output position is one full-vector load;
+//      every output position is one full-vector load (copied, when x comes
+//      channel-blocked already);
 //   2. each output position is kh * kw vector FMAs against the block's
 //      weights, packed once as [tap][lane]; bias and the activation clamp
 //      follow in registers;
@@ -38,6 +39,10 @@ struct DepthwiseShape {
   int64_t N = 0, C = 0, H = 0, W = 0, OH = 0, OW = 0;
   int64_t kh = 0, kw = 0, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0;
+  // x arrives channel-blocked (conv/blocked_layout.h's NCHW16c, C a
+  // multiple of 16): the interleaved plane is then a copy of its rows,
+  // with no transpose.
+  bool x_blocked16 = false;
 };
 
 // Floats of scratch depthwise_blocked needs for `shape` on `pool`.

@@ -280,9 +280,10 @@ float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& e
 // read, as BLAS does).
 void scale_only(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   for (int64_t i = m0; i < m1; ++i) {
-    float* c = g.c + i * g.ldc;
-    for (int64_t j = n0; j < n1; ++j)
-      c[j] = apply_epilogue_scalar(g.beta == 0.0f ? 0.0f : g.beta * c[j], i, j, g.ep);
+    for (int64_t j = n0; j < n1; ++j) {
+      float& c = g.ep.c_block_stride != 0 ? g.c[j / 16 * g.ep.c_block_stride + i * 16 + j % 16] : g.c[i * g.ldc + j];
+      c = apply_epilogue_scalar(g.beta == 0.0f ? 0.0f : g.beta * c, i, j, g.ep);
+    }
   }
   if (g.ep.block_done != nullptr) g.ep.block_done(g.ep.block_done_context, m0, m1 - m0, n0, n1 - n0);
 }
@@ -314,7 +315,9 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
           ap = abuf;
         }
         MicroTile t;
-        t.ldc = g.ldc;
+        const bool blocked_c = g.ep.c_block_stride != 0;
+        t.ldc = blocked_c ? 16 : g.ldc;
+        t.c_step16 = blocked_c ? g.ep.c_block_stride : 16;
         t.kc = kc;
         t.alpha = g.alpha;
         t.beta = first ? g.beta : 1.0f;
@@ -337,7 +340,8 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
           for (int64_t ir = 0; ir < mc; ir += kMr) {
             t.mr = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
             t.a = ap + ir * kc;
-            t.c = g.c + (ic + ir) * g.ldc + jc + jr;
+            t.c = blocked_c ? g.c + (jc + jr) / 16 * g.ep.c_block_stride + (ic + ir) * 16 + (jc + jr) % 16
+                            : g.c + (ic + ir) * g.ldc + jc + jr;
             t.row_bias = last && g.ep.bias != nullptr && g.ep.bias_per_row ? g.ep.bias + ic + ir : nullptr;
             g.kernel(t);
             if (last && gelu)

@@ -54,6 +54,11 @@ struct GemmEpilogue {
   // more pass after the product.
   void (*block_done)(void* context, int64_t row0, int64_t rows, int64_t col0, int64_t cols) = nullptr;
   void* block_done_context = nullptr;
+  // 0: C is row-major with row stride ldc. Otherwise C is channel-blocked
+  // (a conv's output in NCHW16c, rows being positions and columns channels):
+  // element (i, j) at C[(j / 16) * c_block_stride + i * 16 + j % 16], ldc
+  // unused; N must then be a multiple of 16. Not with Gelu.
+  int64_t c_block_stride = 0;
 };
 
 // The epilogue's activation as a clamp to [lo, hi] (Relu: [0, +inf]; Clip:

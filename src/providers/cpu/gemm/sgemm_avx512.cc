@@ -50,11 +50,11 @@ void tile(const MicroTile& t) {
     for (int v = 0; v < V; ++v) {
       const __mmask16 mask = v == V - 1 ? last_mask : static_cast<__mmask16>(0xFFFF);
       __m512 x = _mm512_mul_ps(acc[i][v], alpha);
-      if (t.beta != 0.0f) x = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(mask, c + 16 * v), x);
+      if (t.beta != 0.0f) x = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(mask, c + t.c_step16 * v), x);
       if (t.row_bias != nullptr) x = _mm512_add_ps(x, _mm512_set1_ps(t.row_bias[i]));
       if (t.col_bias != nullptr) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask, t.col_bias + 16 * v));
       if (t.clamp) x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-      _mm512_mask_storeu_ps(c + 16 * v, mask, x);
+      _mm512_mask_storeu_ps(c + t.c_step16 * v, mask, x);
     }
   }
 }

@@ -26,6 +26,11 @@ struct MicroTile {
   const float* b;
   float* c;
   int64_t ldc;
+  // Floats from column j to column j + 16 of a row of C: 16 when C is
+  // row-major, the block stride when it is channel-blocked (sgemm.h). Only
+  // a tile wider than 16 columns (AVX-512's) crosses that boundary; the
+  // narrower ones start at a multiple of 16 and stay inside one block.
+  int64_t c_step16;
   int64_t kc;
   int mr;  // valid rows, 1..kMr
   int nr;  // valid columns, 1..NR of the variant

@@ -1,0 +1,119 @@
+// The channel-blocked Conv -> depthwise Conv hand-off
+// (optimizer/conv_blocked_layout.cc): which pairs the pass marks, that a
+// marked model computes what the unmarked one does (maps under and over
+// 128 positions, stride 1 and 2, with the expansion's Clip fused), and that
+// a saved optimized model keeps the layout when read back.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "pass_test_util.h"
+#include "unit/model/model_test_util.h"
+
+namespace sy::testing {
+namespace {
+
+struct Block {
+  int64_t in_channels = 16;
+  int64_t channels = 32;  // the expansion's output, the depthwise's channels
+  int64_t size = 9;       // H = W
+  int64_t stride = 1;     // the depthwise's
+  int64_t expand_kernel = 1;
+  bool expansion_is_output = false;  // the expansion's output is a graph output too
+  int64_t consumer_group = 0;        // 0: depthwise (group = channels)
+};
+
+// x -> Conv (expansion) -> Clip(0, 6) -> Conv (3x3 depthwise) -> y.
+ModelBuilder block_model(const Block& c, std::vector<int64_t>* y_shape) {
+  const int64_t out = (c.size + 2 - 3) / c.stride + 1;
+  const int64_t group = c.consumer_group == 0 ? c.channels : c.consumer_group;
+  *y_shape = {1, c.channels, out, out};
+  const int64_t ep = c.expand_kernel / 2;
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, c.in_channels, c.size, c.size});
+  b.initializer("we", sample_tensor({c.channels, c.in_channels, c.expand_kernel, c.expand_kernel}, 1, 0.3f));
+  b.initializer("be", sample_tensor({c.channels}, 2, 0.5f));
+  b.initializer("wd", sample_tensor({c.channels, c.channels / group, 3, 3}, 3, 0.4f));
+  b.initializer("bd", sample_tensor({c.channels}, 4, 0.5f));
+  b.initializer("lo", make_tensor<float>({}, {0.0f}));
+  b.initializer("hi", make_tensor<float>({}, {6.0f}));
+  b.node("Conv", {"x", "we", "be"}, {"e"}, {AttrSpec("pads", std::vector<int64_t>{ep, ep, ep, ep})}, "expand");
+  b.node("Clip", {"e", "lo", "hi"}, {"ec"}, {}, "clip");
+  b.node("Conv", {"ec", "wd", "bd"}, {"y"},
+         {AttrSpec("pads", std::vector<int64_t>{1, 1, 1, 1}), AttrSpec("strides", std::vector<int64_t>{c.stride, c.stride}),
+          AttrSpec("group", group)},
+         "depthwise");
+  b.output("y", DataType::kFloat, {1, c.channels, out, out});
+  if (c.expansion_is_output) b.output("ec", DataType::kFloat, {1, c.channels, c.size, c.size});
+  return b;
+}
+
+int marked(const Block& c, bool cpu_only = true, Graph* g = nullptr) {
+  std::vector<int64_t> ys;
+  return optimize_and_count(block_model(c, &ys), OptimizationLevel::kAll, cpu_only, &PassStats::conv_layouts_blocked,
+                            g);
+}
+
+TEST(ConvBlockedLayoutTest, ExpansionAndDepthwiseAreMarkedAndAgree) {
+  for (const Block& c : {Block{16, 32, 9, 1}, Block{24, 48, 14, 1}, Block{16, 64, 15, 2}, Block{8, 16, 12, 2}}) {
+    SCOPED_TRACE("channels " + std::to_string(c.channels) + " size " + std::to_string(c.size));
+    Graph g;
+    ASSERT_EQ(marked(c, true, &g), 1);
+    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Conv", "Conv"}));
+    const Node* expand = nullptr;
+    const Node* dw = nullptr;
+    for (const Node& n : g.nodes) {
+      if (n.removed) continue;
+      (n.name == "expand" ? expand : dw) = &n;
+    }
+    ASSERT_NE(expand, nullptr);
+    ASSERT_NE(dw, nullptr);
+    EXPECT_EQ(expand->attr_string("sy_output_layout", ""), "NCHW16c");
+    EXPECT_EQ(expand->attr_string("sy_activation", ""), "Clip");
+    EXPECT_FALSE(expand->has_attr("sy_input_layout"));
+    EXPECT_EQ(dw->attr_string("sy_input_layout", ""), "NCHW16c");
+    EXPECT_FALSE(dw->has_attr("sy_output_layout"));
+    std::vector<int64_t> ys;
+    const ModelBuilder b = block_model(c, &ys);
+    expect_same_outputs(b, {{"x", sample_tensor({1, c.in_channels, c.size, c.size}, 5, 2.0f)}});
+  }
+}
+
+TEST(ConvBlockedLayoutTest, OnlyCpuOnlyWholeBlocksOfA1x1IntoADepthwise) {
+  EXPECT_EQ(marked(Block{}, /*cpu_only=*/false), 0);
+  Block odd;
+  odd.channels = 24;  // not whole blocks of 16
+  EXPECT_EQ(marked(odd), 0);
+  Block shared;
+  shared.expansion_is_output = true;  // someone else reads the expansion
+  EXPECT_EQ(marked(shared), 0);
+  Block grouped;
+  grouped.consumer_group = 2;  // a grouped, not depthwise, consumer
+  EXPECT_EQ(marked(grouped), 0);
+  Block spatial;
+  spatial.expand_kernel = 3;  // the producer is not 1x1
+  EXPECT_EQ(marked(spatial), 0);
+}
+
+TEST(ConvBlockedLayoutTest, SavedOptimizedModelKeepsTheLayout) {
+  TempDir dir;
+  const std::string path = dir.file("blocked.onnx");
+  std::vector<int64_t> ys;
+  const Block c{16, 32, 12, 1};
+  const ModelBuilder b = block_model(c, &ys);
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", sample_tensor({1, 16, 12, 12}, 6, 2.0f)}};
+  auto optimized = run_at(b, OptimizationLevel::kAll, feeds, path);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().to_string();
+  std::ifstream file(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(bytes.find("sy_output_layout"), std::string::npos);
+  EXPECT_NE(bytes.find("sy_input_layout"), std::string::npos);
+  // Read back with no optimization, the two Convs still hand over blocked.
+  expect_saved_model_matches_unoptimized(path, b, feeds);
+}
+
+}  // namespace
+}  // namespace sy::testing
