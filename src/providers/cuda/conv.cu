@@ -103,6 +103,16 @@ class ConvKernel final : public CudaKernel {
         return;
       }
     }
+    // The CPU kernels' channel-blocked hand-off (a model optimized for the
+    // CPU and saved): cuDNN reads and writes NCHW, so the pair stays on the
+    // CPU, with this reason.
+    for (const char* layout_attr : {"sy_output_layout", "sy_input_layout"}) {
+      if (!info.attr_string(layout_attr, "").empty()) {
+        status = info.unsupported(std::string(layout_attr) + " " + info.attr_string(layout_attr, "") +
+                                  " (a CPU channel-blocked layout)");
+        return;
+      }
+    }
     residual_ = info.attr_int("sy_residual", 0) == 1;
     if (residual_ && (!info.has_input(3) || info.input_dtype(3) != dtype_)) {
       status = info.unsupported("sy_residual without a residual input 3 of the output's type");
