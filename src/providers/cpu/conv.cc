@@ -22,6 +22,12 @@
 // channels (hundreds) instead of the few dozen positions, which would fill
 // under 80% of its 64 columns; each block of Y^T is transposed into place
 // (simd/transpose_store.h) as soon as the GEMM has it.
+//
+// A Conv marked sy_output_layout = NCHW16c (conv/blocked_layout.h: a 1x1
+// expansion whose only reader is a depthwise Conv) always runs the
+// transposed product, and its GEMM stores Y^T straight into 16-channel
+// blocks; the depthwise Conv marked sy_input_layout = NCHW16c copies rows
+// of those blocks instead of transposing NCHW.
 #include <algorithm>
 #include <cstring>
 #include <memory>
