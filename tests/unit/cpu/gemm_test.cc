@@ -203,6 +203,24 @@ TEST_P(SgemmIsaTest, ChannelBlockedC) {
     for (int64_t blk = 0; blk < n / 16; ++blk)
       for (int64_t q = m * 16; q < stride; ++q) ASSERT_EQ(out[static_cast<size_t>(blk * stride + q)], -7.0f);
   }
+  // Gelu, applied per tile after the product, finds its elements block by block too.
+  GemmEpilogue gelu;
+  gelu.activation = GemmActivation::kGeluErf;
+  gelu.c_block_stride = stride;
+  ThreadPool pool(2);
+  std::vector<float> out(static_cast<size_t>(n / 16 * stride), -7.0f);
+  Workspace ws(sgemm_workspace_size(m, n, k, &pool));
+  sgemm_packed_b(true, m, n, k, 1.0f, a.data(), m, pb, 0.0f, out.data(), 0, &pool, ws.get(), gelu);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p) s += static_cast<double>(a[p * m + i]) * b[p * n + j];
+      const double want = 0.5 * s * (1.0 + std::erf(s / std::sqrt(2.0)));
+      ASSERT_NEAR(out[static_cast<size_t>(j / 16 * stride + i * 16 + j % 16)], want, 1e-4 * (1.0 + std::fabs(want)))
+          << "Gelu C[" << i << "," << j << "]";
+    }
+  for (int64_t blk = 0; blk < n / 16; ++blk)
+    for (int64_t q = m * 16; q < stride; ++q) ASSERT_EQ(out[static_cast<size_t>(blk * stride + q)], -7.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, SgemmIsaTest, ::testing::Values(GemmIsa::kScalar, GemmIsa::kAvx2, GemmIsa::kAvx512),

@@ -344,8 +344,14 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
                             : g.c + (ic + ir) * g.ldc + jc + jr;
             t.row_bias = last && g.ep.bias != nullptr && g.ep.bias_per_row ? g.ep.bias + ic + ir : nullptr;
             g.kernel(t);
-            if (last && gelu)
-              for (int i = 0; i < t.mr; ++i) apply_activation(t.c + i * g.ldc, t.nr, g.ep);
+            if (last && gelu) {
+              // A row of the tile is one run in row-major C, one per block of
+              // 16 columns in channel-blocked C.
+              const int run = t.c_step16 == 16 ? t.nr : 16;
+              for (int i = 0; i < t.mr; ++i)
+                for (int j = 0; j < t.nr; j += run)
+                  apply_activation(t.c + i * t.ldc + j / 16 * t.c_step16, std::min(run, t.nr - j), g.ep);
+            }
           }
           if (last && g.ep.block_done != nullptr) g.ep.block_done(g.ep.block_done_context, ic, mc, jc + jr, t.nr);
         }

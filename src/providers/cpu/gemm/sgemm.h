@@ -57,7 +57,7 @@ struct GemmEpilogue {
   // 0: C is row-major with row stride ldc. Otherwise C is channel-blocked
   // (a conv's output in NCHW16c, rows being positions and columns channels):
   // element (i, j) at C[(j / 16) * c_block_stride + i * 16 + j % 16], ldc
-  // unused; N must then be a multiple of 16. Not with Gelu.
+  // unused; N must then be a multiple of 16.
   int64_t c_block_stride = 0;
 };
 
