@@ -439,14 +439,18 @@ class ConvKernel final : public Kernel {
     });
   }
 
+  // Whether layout attribute `name` is set; NCHW16c is the one value known.
+  static Result<bool> read_layout(const KernelCreateContext& ctx, const char* name) {
+    const std::string layout = ctx.node().attr_string(name, "");
+    if (layout.empty()) return false;
+    if (layout != kNchw16c) return ctx.error(std::string(name) + " must be \"" + kNchw16c + "\"; got \"" + layout + "\"");
+    return true;
+  }
+
   // sy_output_layout / sy_input_layout = NCHW16c (conv/blocked_layout.h).
   Status read_layouts(const KernelCreateContext& ctx) {
-    for (const char* name : {kOutputLayoutAttr, kInputLayoutAttr}) {
-      const std::string layout = ctx.node().attr_string(name, "");
-      if (layout.empty()) continue;
-      if (layout != kNchw16c) return ctx.error(std::string(name) + " must be \"" + kNchw16c + "\"; got \"" + layout + "\"");
-      (name == kOutputLayoutAttr ? blocked_output_ : blocked_input_) = true;
-    }
+    SY_ASSIGN_OR_RETURN(blocked_output_, read_layout(ctx, kOutputLayoutAttr));
+    SY_ASSIGN_OR_RETURN(blocked_input_, read_layout(ctx, kInputLayoutAttr));
     if (blocked_output_ && (group_ != 1 || residual_))
       return ctx.error(std::string(kOutputLayoutAttr) + " is for a group-1 Conv without a residual");
     return ok_status();

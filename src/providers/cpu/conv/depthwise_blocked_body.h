@@ -75,32 +75,6 @@ void deinterleave_band(const DepthwiseBandArgs& a) {
     for (int c = 0; c < L && a.c0 + c < s.C; ++c) dst[c * plane + k] = a.staging[k * L + c];
 }
 
-// The plane (see simd::interleave_channels) from a channel-blocked x: each
-// position's L lanes are L consecutive floats of its 16-channel block, so a
-// row is one run of copies; zeros outside the input.
-template <class V>
-void plane_from_blocked(const DepthwiseBandArgs& a, int64_t row0, int64_t rows, int64_t pw) {
-  constexpr int L = V::kLanes;
-  const DepthwiseShape& s = a.s;
-  const typename V::T zero = V::set1(0.0f);
-  const float* block = a.x + (a.c0 / 16 * s.H * s.W) * 16 + a.c0 % 16;
-  const int64_t cols = std::clamp<int64_t>(pw - s.pad_left, 0, s.W);  // input columns that land in the plane
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = a.plane + r * pw * L;
-    const int64_t ih = row0 + r;
-    if (ih < 0 || ih >= s.H) {
-      for (int64_t q = 0; q < pw; ++q) V::store(row + q * L, zero);
-      continue;
-    }
-    const int64_t left = std::min(s.pad_left, pw);
-    for (int64_t q = 0; q < left; ++q) V::store(row + q * L, zero);
-    const float* src = block + ih * s.W * 16;
-    float* dst = row + left * L;
-    for (int64_t iw = 0; iw < cols; ++iw) V::store(dst + iw * L, V::load(src + iw * 16));
-    for (int64_t q = left + cols; q < pw; ++q) V::store(row + q * L, zero);
-  }
-}
-
 template <class V>
 void depthwise_band(const DepthwiseBandArgs& a) {
   const DepthwiseShape& s = a.s;
@@ -108,7 +82,7 @@ void depthwise_band(const DepthwiseBandArgs& a) {
   const int64_t rows = (a.oh1 - a.oh0 - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1;
   const int64_t pw = (s.OW - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1;
   if (s.x_blocked16) {
-    plane_from_blocked<V>(a, pr0 - s.pad_top, rows, pw);
+    simd::interleave_blocked_channels<V>(a.x, s.H, s.W, a.c0, pr0 - s.pad_top, rows, s.pad_left, pw, a.plane);
   } else {
     simd::interleave_channels<V>(a.x, s.C, s.H, s.W, a.c0, pr0 - s.pad_top, rows, s.pad_left, pw, a.plane);
   }
