@@ -55,11 +55,9 @@ constexpr int64_t kColumnBudgetFloats = int64_t{1} << 20;
 // transposed against 84 plain; at 196 positions the two are level).
 constexpr int64_t kTransposedMaxPositions = 128;
 
-// The 2-D window of `g` in the shape struct of a 2-D kernel (depthwise,
-// direct): every such struct names its fields alike.
-template <class Shape2d>
-Shape2d window_2d(const WindowGeometry& g) {
-  Shape2d s;
+// The 2-D window of `g`, as the depthwise and direct kernels take it.
+Window2d window_2d(const WindowGeometry& g) {
+  Window2d s;
   s.H = g.in[0];
   s.W = g.in[1];
   s.OH = g.out[0];
@@ -390,7 +388,7 @@ class ConvKernel final : public Kernel {
   // Few input channels, group 1, 2-D: W packed at creation.
   Status run_direct(KernelContext& ctx, const float* xd, const float* bias, float* yd, int64_t N, int64_t C, int64_t M,
                     const WindowGeometry& g) const {
-    DirectConvShape s = window_2d<DirectConvShape>(g);
+    DirectConvShape s{window_2d(g)};
     s.C = C;
     s.M = M;
     float lo = 0.0f, hi = 0.0f;
@@ -407,7 +405,7 @@ class ConvKernel final : public Kernel {
   // Depthwise 2-D: W packed here when it was not a constant at creation.
   Status run_depthwise(KernelContext& ctx, const float* xd, const float* wd, float* yd, int64_t N, int64_t C,
                        const WindowGeometry& g, const GemmEpilogue& ep) const {
-    DepthwiseShape s = window_2d<DepthwiseShape>(g);
+    DepthwiseShape s{window_2d(g)};
     s.N = N;
     s.C = C;
     const int64_t taps = s.kh * s.kw;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "providers/cpu/conv/window_2d.h"
 
 namespace sy::cpu {
 
@@ -35,10 +36,8 @@ std::vector<float> pack_depthwise_weights(const float* w, int64_t C, int64_t tap
 int64_t packed_depthwise_weights_size(int64_t C, int64_t taps);
 void pack_depthwise_weights_into(const float* w, int64_t C, int64_t taps, float* packed);
 
-struct DepthwiseShape {
-  int64_t N = 0, C = 0, H = 0, W = 0, OH = 0, OW = 0;
-  int64_t kh = 0, kw = 0, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0;
+struct DepthwiseShape : Window2d {
+  int64_t N = 0, C = 0;
   // x arrives channel-blocked (conv/blocked_layout.h's NCHW16c, C a
   // multiple of 16): the interleaved plane is then a copy of its rows,
   // with no transpose.

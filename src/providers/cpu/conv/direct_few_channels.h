@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "providers/cpu/conv/window_2d.h"
 
 namespace sy::cpu {
 
@@ -31,11 +32,9 @@ inline constexpr int64_t kDirectMaxTaps = 64;
 // Input channels up to this many: an image's (RGB, RGBA, a few more).
 inline constexpr int64_t kDirectMaxChannels = 8;
 
-struct DirectConvShape {
-  int64_t C = 0, H = 0, W = 0;   // one image's input
-  int64_t M = 0, OH = 0, OW = 0;  // its output
-  int64_t kh = 0, kw = 0, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0;
+struct DirectConvShape : Window2d {
+  int64_t C = 0;  // one image's input channels
+  int64_t M = 0;  // its output channels
 };
 
 // Whether the kernel suits a group-1 2-D conv with these input channels and
