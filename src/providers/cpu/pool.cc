@@ -123,29 +123,63 @@ void pool_plane(const T* x, T* y, int64_t* indices, int64_t base, const PoolPara
   }
 }
 
-// MaxPool 3x3-style 2-D planes without Indices: the common CNN case, with
-// the window bounds hoisted out of the inner loop.
+// MaxPool 2-D planes without Indices: the common CNN case. The window is
+// separable, so each output row first takes the max over its window's input
+// rows (contiguous loads, which the compiler vectorises), into `row`, a row
+// framed by `lowest` where the padding is; then each output takes the max
+// over its window's columns of that row, with no bounds checks. `row` holds
+// at least row_width(g) elements. A window that lies wholly in the padding
+// gives `lowest`, as in pool_plane.
 template <typename T>
-void max_pool_plane_2d(const T* x, T* y, const WindowGeometry& g) {
+int64_t row_width(const WindowGeometry& g) {
+  const int64_t reach = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+  return std::max(g.pad_begin[1] + g.in[1], reach);
+}
+
+template <typename T>
+void max_pool_plane_2d(const T* x, T* y, const WindowGeometry& g, T* row) {
   const int64_t W = g.in[1];
+  const int64_t OW = g.out[1];
+  const int64_t width = row_width<T>(g);
+  const int64_t left = g.pad_begin[1];
+  const T lowest = std::numeric_limits<T>::lowest();
+  std::fill(row, row + left, lowest);
+  std::fill(row + left + W, row + width, lowest);
+  T* mid = row + left;
+  const int64_t kw = g.kernel[1], sw = g.stride[1], dw = g.dilation[1];
   for (int64_t oh = 0; oh < g.out[0]; ++oh) {
     const int64_t hs = oh * g.stride[0] - g.pad_begin[0];
     const TapRange rh = taps(hs, g.kernel[0], g.dilation[0], g.in[0], g.pad_end[0]);
-    for (int64_t ow = 0; ow < g.out[1]; ++ow) {
-      const int64_t ws = ow * g.stride[1] - g.pad_begin[1];
-      const TapRange rw = taps(ws, g.kernel[1], g.dilation[1], W, g.pad_end[1]);
-      T best = std::numeric_limits<T>::lowest();
-      for (int64_t i = rh.lo; i < rh.hi; ++i) {
-        const T* row = x + (hs + i * g.dilation[0]) * W + ws;
-        for (int64_t j = rw.lo; j < rw.hi; ++j) {
-          const T v = row[j * g.dilation[1]];
-          best = v > best ? v : best;
-        }
+    if (rh.hi == rh.lo) {
+      std::fill(mid, mid + W, lowest);
+    } else {
+      std::copy(x + (hs + rh.lo * g.dilation[0]) * W, x + (hs + rh.lo * g.dilation[0]) * W + W, mid);
+      for (int64_t i = rh.lo + 1; i < rh.hi; ++i) {
+        const T* in = x + (hs + i * g.dilation[0]) * W;
+        for (int64_t w = 0; w < W; ++w) mid[w] = in[w] > mid[w] ? in[w] : mid[w];
       }
-      y[oh * g.out[1] + ow] = best;
+    }
+    T* out = y + oh * OW;
+    if (kw == 3 && sw == 2 && dw == 1) {  // ResNet's stem pool, spelled out so it vectorises
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const T a = row[2 * ow], b = row[2 * ow + 1], c = row[2 * ow + 2];
+        const T ab = b > a ? b : a;
+        out[ow] = c > ab ? c : ab;
+      }
+      continue;
+    }
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const T* win = row + ow * sw;
+      T best = win[0];
+      for (int64_t j = 1; j < kw; ++j) best = win[j * dw] > best ? win[j * dw] : best;
+      out[ow] = best;
     }
   }
 }
+
+// The largest framed row max_pool_plane_2d takes from the stack; wider
+// planes take the generic path.
+constexpr int64_t kMaxPoolRowBytes = 32 * 1024;
 
 class PoolKernel final : public Kernel {
  public:
@@ -203,14 +237,17 @@ class PoolKernel final : public Kernel {
     const T* xd = x.data<T>();
     T* yd = y.data<T>();
     const int64_t work = std::max<int64_t>(1, out_size * p.g.kernel_size());
+    const bool row_fits = kind_ == PoolKind::kMax && indices == nullptr && p.g.rank == 2 &&
+                          row_width<T>(p.g) * static_cast<int64_t>(sizeof(T)) <= kMaxPoolRowBytes;
     ctx.thread_pool().parallel_for(planes, std::max<int64_t>(1, 32768 / work), [&](int64_t begin, int64_t end) {
+      alignas(64) T row[kMaxPoolRowBytes / sizeof(T)];
       for (int64_t plane = begin; plane < end; ++plane) {
         const T* xp = xd + plane * in_size;
         T* yp = yd + plane * out_size;
         if (kind_ == PoolKind::kAverage) {
           pool_plane<PoolKind::kAverage, T>(xp, yp, nullptr, 0, p);
-        } else if (indices == nullptr && p.g.rank == 2) {
-          max_pool_plane_2d<T>(xp, yp, p.g);
+        } else if (row_fits) {
+          max_pool_plane_2d<T>(xp, yp, p.g, row);
         } else {
           pool_plane<PoolKind::kMax, T>(xp, yp, indices != nullptr ? indices + plane * out_size : nullptr,
                                         plane * in_size, p);

@@ -173,6 +173,11 @@ TEST(MaxPoolTest, PadsStridesDilations) {
   check_max({.x = {2, 3, 9, 8}, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}});
   check_max({.x = {1, 2, 10, 11}, .kernel = {2, 3}, .strides = {3, 1}, .dilations = {2, 2}, .pads = {0, 2, 1, 0}});
   check_max({.x = {1, 1, 5, 5}, .kernel = {5, 5}, .pads = {2, 2, 2, 2}});
+  // ResNet's stem pool (3x3, stride 2, pad 1) on odd and even widths past a vector.
+  check_max({.x = {1, 3, 35, 37}, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}});
+  check_max({.x = {1, 2, 12, 40}, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}});
+  // A row too wide for the stack buffer takes the generic path.
+  check_max({.x = {1, 1, 3, 9000}, .kernel = {2, 3}, .strides = {1, 2}, .pads = {0, 1, 0, 1}});
 }
 
 TEST(MaxPoolTest, CeilModeAndAutoPad) {
