@@ -6,7 +6,7 @@
 // - 3x3, stride 1, dilation 1, group 1 with a constant W and maps of at
 //   least 12x12: Winograd F(4x4, 3x3) (conv/winograd.h), 4x fewer multiplies;
 // - group 1, 2-D, few input channels times taps (an image stem, C * kh * kw
-//   up to 64) and no residual: a direct kernel (conv/direct_few_channels.h)
+//   up to 160: ResNet's 7x7 over RGB is 147) and no residual: a direct kernel (conv/direct_few_channels.h)
 //   with no im2col, W packed once at creation;
 // - 1x1, stride 1, no padding: the input already is the GEMM's B matrix;
 // - otherwise: im2col into scratch, a chunk of output positions at a time

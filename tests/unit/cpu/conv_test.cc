@@ -248,12 +248,15 @@ TEST(ConvTest, FewPositionsTransposedProductThreaded) {
 }
 
 TEST(ConvTest, FewInputChannelsDirect) {
-  // C * kh * kw up to 64 and at least 128 output positions: the direct
+  // C * kh * kw up to 160 and at least 128 output positions: the direct
   // kernel (an image stem), its weights packed at creation.
   check_conv({.x = {2, 3, 40, 36}, .m = 32, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .bias = true,
               .activation = "Clip", .activation_params = {0.0f, 6.0f}, .threads = 2});
   check_conv({.x = {1, 1, 24, 29}, .m = 7, .kernel = {5, 3}, .dilations = {1, 2}, .pads = {2, 0, 1, 3},
               .activation = "Relu"});
+  // ResNet's stem, smaller: 7x7 stride 2 over 3 channels, 147 taps.
+  check_conv({.x = {1, 3, 33, 30}, .m = 16, .kernel = {7, 7}, .strides = {2, 2}, .pads = {3, 3, 3, 3}, .bias = true,
+              .activation = "Relu", .threads = 2});
 }
 
 TEST(ConvTest, ChannelBlockedHandOff) {

@@ -86,6 +86,8 @@ const Case kCases[] = {
     {3, 30, 34, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
     // A 7x7 kernel with stride 2 and pads 3 (ResNet's stem on one channel), 6 output channels.
     {1, 21, 40, 6, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
+    // ResNet's whole stem, smaller: 3 -> 10 channels, 147 taps.
+    {3, 23, 26, 10, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
     // Stride 1, dilation, asymmetric pads, width 37 (no multiple of 8 or 16), 5 output channels.
     {1, 11, 37, 5, 3, 5, 1, 1, 2, 1, 1, 2, 0, 3},
     // Stride 3 across, 1 down, no padding.
