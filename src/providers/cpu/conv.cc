@@ -27,7 +27,9 @@
 // expansion whose only reader is a depthwise Conv) always runs the
 // transposed product, and its GEMM stores Y^T straight into 16-channel
 // blocks; the depthwise Conv marked sy_input_layout = NCHW16c copies rows
-// of those blocks instead of transposing NCHW.
+// of those blocks instead of transposing NCHW. A depthwise Conv marked
+// sy_output_layout stores its blocks as it computes them, and the 1x1 Conv
+// reading them (sy_input_layout) has its GEMM pack X from the blocks.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -212,10 +214,14 @@ class ConvKernel final : public Kernel {
     // one, they run without the activation, and residual and activation
     // follow in one pass. The plain GEMM path below adds it in its epilogue
     // instead (beta = 1 over Y prefilled with z).
-    if (blocked_input_ && !(g.rank == 2 && group_ == C && M == C && C % kLayoutBlock == 0))
+    const bool depthwise = g.rank == 2 && group_ == C && M == C;
+    if (blocked_input_ && !((depthwise || (group_ == 1 && pointwise)) && C % kLayoutBlock == 0))
       return kernel_error(ctx, std::string(kInputLayoutAttr) + " " + kNchw16c +
-                                   " is for a 2-D depthwise Conv over whole blocks of " + std::to_string(kLayoutBlock) +
-                                   " channels; X is " + xs.to_string());
+                                   " is for a 2-D depthwise or a 1x1 group-1 Conv over whole blocks of " +
+                                   std::to_string(kLayoutBlock) + " channels; X is " + xs.to_string());
+    if (blocked_output_ && !(depthwise || !packed_wt_.empty()))
+      return kernel_error(ctx, std::string(kOutputLayoutAttr) + " " + kNchw16c +
+                                   " does not fit this Conv's X " + xs.to_string());
     if (!packed_wt_.empty()) {
       if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
         return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
@@ -228,7 +234,6 @@ class ConvKernel final : public Kernel {
         return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
       return run_direct(ctx, xd, bias, yd, N, C, M, g);
     }
-    const bool depthwise = g.rank == 2 && group_ == C && M == C;
     if (winograd_ != nullptr || depthwise) {
       GemmEpilogue ep = activation_;
       if (z != nullptr) ep.activation = GemmActivation::kNone;
@@ -278,7 +283,10 @@ class ConvKernel final : public Kernel {
           const int64_t cols = std::min(chunk, out_size - p0);
           const float* bmat = xg;
           int64_t ldb = in_size;
-          if (!pointwise) {
+          if (blocked_input_) {
+            bmat = xg + p0 * kLayoutBlock;  // pointwise, group 1: column p0 of X in NCHW16c
+            ep.b_block_stride = in_size * kLayoutBlock;
+          } else if (!pointwise) {
             im2col(xg, cg, g, p0, p0 + cols, col, cols, &pool);
             bmat = col;
             ldb = cols;
@@ -361,11 +369,13 @@ class ConvKernel final : public Kernel {
     GemmEpilogue ep;  // bias only: the residual and activation follow it in the store
     ep.bias = bias;
     ep.bias_per_row = false;  // Y^T's columns are the output channels
+    if (blocked_input_) ep.a_block_stride = in_size * kLayoutBlock;  // pointwise: X^T read from NCHW16c
     ep.block_done = &Store::block;
     ep.block_done_context = &store;
     GemmEpilogue blocked = activation_;
     blocked.bias = bias;
     blocked.c_block_stride = out_size * kLayoutBlock;
+    blocked.a_block_stride = ep.a_block_stride;
     for (int64_t n = 0; n < N; ++n) {
       const float* xn = xd + n * C * in_size;
       const float* a = xn;
@@ -423,6 +433,7 @@ class ConvKernel final : public Kernel {
     float lo = 0.0f, hi = 0.0f;
     activation_clamp(ep, &lo, &hi);
     s.x_blocked16 = blocked_input_;
+    s.y_blocked16 = blocked_output_;
     depthwise_blocked(s, xd, packed, ep.bias, lo, hi, yd,
                       reinterpret_cast<float*>(static_cast<char*>(scratch) + w_bytes), pool);
     return ok_status();
@@ -449,8 +460,7 @@ class ConvKernel final : public Kernel {
   Status read_layouts(const KernelCreateContext& ctx) {
     SY_ASSIGN_OR_RETURN(blocked_output_, read_layout(ctx, kOutputLayoutAttr));
     SY_ASSIGN_OR_RETURN(blocked_input_, read_layout(ctx, kInputLayoutAttr));
-    if (blocked_output_ && (group_ != 1 || residual_))
-      return ctx.error(std::string(kOutputLayoutAttr) + " is for a group-1 Conv without a residual");
+    if (blocked_output_ && residual_) return ctx.error(std::string(kOutputLayoutAttr) + " is for a Conv without a residual");
     return ok_status();
   }
 

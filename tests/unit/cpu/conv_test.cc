@@ -41,7 +41,12 @@ struct ConvSpec {
   // channel-blocked (providers/cpu/conv/blocked_layout.h).
   bool blocked_output = false;
   bool blocked_input = false;
+  // sy_residual: input 3 (residual_value(i) at element i of Y) is added
+  // before the activation.
+  bool residual = false;
 };
+
+float residual_value(int64_t i) { return static_cast<float>(i * 37 % 23 - 11) / 8.0f; }
 
 // [N, C, positions] from NCHW to NCHW16c (C a multiple of 16).
 std::vector<float> to_blocked(const std::vector<float>& v, int64_t N, int64_t C, int64_t positions) {
@@ -120,6 +125,7 @@ std::vector<float> reference(const ConvSpec& s, const std::vector<float>& x, con
             acc += static_cast<double>(x[static_cast<size_t>((n * C + g * cg + c) * in_size + idx)]) *
                    w[static_cast<size_t>((m * cg + c) * ksize + kq)];
           }
+        if (s.residual) acc += residual_value((n * M + m) * out_size + q);
         float v = static_cast<float>(acc);
         if (s.activation == "Relu") v = std::max(v, 0.0f);
         if (s.activation == "Clip") v = std::min(std::max(v, s.activation_params[0]), s.activation_params[1]);
@@ -147,7 +153,19 @@ void check_conv(const ConvSpec& s) {
   } else {
     t.input(make_tensor<float>(Shape(w_shape), w));
   }
-  if (s.bias) t.constant_input(make_tensor<float>({s.m}, b));
+  if (s.bias || s.residual) {
+    if (s.bias) {
+      t.constant_input(make_tensor<float>({s.m}, b));
+    } else {
+      t.missing_input();
+    }
+  }
+  if (s.residual) {
+    std::vector<float> z(static_cast<size_t>(product(y_shape)));
+    for (size_t i = 0; i < z.size(); ++i) z[i] = residual_value(static_cast<int64_t>(i));
+    t.input(make_tensor<float>(Shape(y_shape), z));
+    t.attr("sy_residual", int64_t{1});
+  }
   if (s.group != 1) t.attr("group", s.group);
   if (!s.strides.empty()) t.attr("strides", s.strides);
   if (!s.dilations.empty()) t.attr("dilations", s.dilations);
@@ -275,6 +293,24 @@ TEST(ConvTest, ChannelBlockedHandOff) {
               .pads = {1, 1, 1, 1}, .blocked_input = true});
   check_conv({.x = {1, 48, 7, 7}, .m = 48, .kernel = {5, 5}, .group = 48, .pads = {2, 2, 2, 2}, .bias = true,
               .threads = 2, .blocked_input = true});
+  // The depthwise stores Y in NCHW16c, both ways in and out, several images.
+  check_conv({.x = {2, 32, 13, 11}, .m = 32, .kernel = {3, 3}, .group = 32, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Clip", .activation_params = {0.0f, 6.0f}, .threads = 2, .blocked_output = true});
+  check_conv({.x = {1, 48, 15, 14}, .m = 48, .kernel = {3, 3}, .group = 48, .strides = {2, 2}, .pads = {1, 1, 1, 1},
+              .blocked_output = true, .blocked_input = true});
+  // The 1x1 projection reads X from NCHW16c: maps under 128 positions (the
+  // transposed product, packing A from blocks) and over (the plain one,
+  // packing B from blocks), with bias, residual and activation, channels
+  // past one K block of 256.
+  check_conv({.x = {2, 32, 7, 7}, .m = 24, .kernel = {1, 1}, .bias = true, .activation = "Relu", .threads = 2,
+              .blocked_input = true, .residual = true});
+  check_conv({.x = {1, 320, 9, 9}, .m = 40, .kernel = {1, 1}, .bias = true, .threads = 3, .blocked_input = true});
+  check_conv({.x = {2, 48, 14, 13}, .m = 20, .kernel = {1, 1}, .bias = true, .activation = "Clip",
+              .activation_params = {-1.0f, 1.0f}, .threads = 2, .blocked_input = true, .residual = true});
+  check_conv({.x = {1, 288, 12, 12}, .m = 16, .kernel = {1, 1}, .constant_w = false, .blocked_input = true});
+  // Both at once on a 1x1 (no model pass asks for it, but the kernel allows it).
+  check_conv({.x = {1, 32, 6, 6}, .m = 48, .kernel = {1, 1}, .bias = true, .blocked_output = true,
+              .blocked_input = true});
 }
 
 TEST(ConvTest, ChannelBlockedLayoutMisuseIsAnError) {
@@ -286,14 +322,39 @@ TEST(ConvTest, ChannelBlockedLayoutMisuseIsAnError) {
                  .run();
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("sy_output_layout"), std::string::npos) << out.status().message();
-  // A blocked input on a Conv that is not depthwise.
+  // A blocked input on a Conv that is neither depthwise nor 1x1 unpadded.
   out = NodeTest("Conv", 11)
             .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
-            .constant_input(make_tensor<float>({16, 16, 1, 1}, values(256, 2)))
+            .constant_input(make_tensor<float>({16, 16, 3, 3}, values(2304, 2)))
             .attr("sy_input_layout", std::string("NCHW16c"))
             .run();
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("depthwise"), std::string::npos) << out.status().message();
+  out = NodeTest("Conv", 11)
+            .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
+            .constant_input(make_tensor<float>({16, 16, 1, 1}, values(256, 2)))
+            .attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+            .attr("sy_input_layout", std::string("NCHW16c"))
+            .run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("1x1"), std::string::npos) << out.status().message();
+  // Input channels not in whole blocks.
+  out = NodeTest("Conv", 11)
+            .input(make_tensor<float>({1, 24, 5, 5}, values(600, 1)))
+            .constant_input(make_tensor<float>({16, 24, 1, 1}, values(384, 2)))
+            .attr("sy_input_layout", std::string("NCHW16c"))
+            .run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("whole blocks"), std::string::npos) << out.status().message();
+  // A blocked output on a grouped Conv that is not depthwise.
+  out = NodeTest("Conv", 11)
+            .input(make_tensor<float>({1, 32, 5, 5}, values(800, 1)))
+            .constant_input(make_tensor<float>({32, 16, 3, 3}, values(4608, 2)))
+            .attr("group", int64_t{2})
+            .attr("sy_output_layout", std::string("NCHW16c"))
+            .run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("sy_output_layout"), std::string::npos) << out.status().message();
   // A layout the kernels do not know.
   out = NodeTest("Conv", 11)
             .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))

@@ -161,6 +161,20 @@ TEST(DepthwiseBlockedTest, EveryVariantMatchesDefinition) {
         SCOPED_TRACE(v.name);
         expect_near(run_bands(v, s, x, w, bias, lo, hi, tc.band_rows), want);
       }
+      if (s.C % 16 != 0) continue;
+      // y channel-blocked (NCHW16c) for a 1x1 conv that reads it so.
+      DepthwiseShape blocked = s;
+      blocked.y_blocked16 = true;
+      std::vector<float> want_blocked(want.size());
+      const int64_t positions = s.OH * s.OW;
+      for (int64_t c = 0; c < s.C; ++c)
+        for (int64_t p = 0; p < positions; ++p)
+          want_blocked[static_cast<size_t>((c / 16 * positions + p) * 16 + c % 16)] =
+              want[static_cast<size_t>(c * positions + p)];
+      for (const Variant& v : variants()) {
+        SCOPED_TRACE(std::string(v.name) + " blocked y");
+        expect_near(run_bands(v, blocked, x, w, bias, lo, hi, tc.band_rows), want_blocked);
+      }
     }
   }
 }

@@ -223,6 +223,54 @@ TEST_P(SgemmIsaTest, ChannelBlockedC) {
     for (int64_t q = m * 16; q < stride; ++q) ASSERT_EQ(out[static_cast<size_t>(blk * stride + q)], -7.0f);
 }
 
+// A or B read channel-blocked (a conv input in NCHW16c): element (k, j) of
+// B at B[(k / 16) * stride + j * 16 + k % 16], likewise A's (i, k). K = 300
+// crosses a K block (256) and ends inside a block of 16; M and N end inside
+// micro-tiles and panels.
+TEST_P(SgemmIsaTest, ChannelBlockedAOrB) {
+  const int64_t m = 29, n = 150, k = 300;
+  const int64_t blocks = (k + 15) / 16;
+  const int64_t a_stride = m * 16 + 5, b_stride = n * 16 + 3;
+  const std::vector<float> a = test_values(static_cast<size_t>(m * k), 1);  // row-major m x k
+  const std::vector<float> b = test_values(static_cast<size_t>(k * n), 2);  // row-major k x n
+  std::vector<float> a_blocked(static_cast<size_t>(blocks * a_stride), 1e30f);
+  std::vector<float> b_blocked(static_cast<size_t>(blocks * b_stride), 1e30f);  // padding must not be read
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) a_blocked[static_cast<size_t>(p / 16 * a_stride + i * 16 + p % 16)] = a[i * k + p];
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j) b_blocked[static_cast<size_t>(p / 16 * b_stride + j * 16 + p % 16)] = b[p * n + j];
+  auto check = [&](const std::vector<float>& c, const char* what, int threads) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < k; ++p) s += static_cast<double>(a[i * k + p]) * b[p * n + j];
+        ASSERT_NEAR(c[static_cast<size_t>(i * n + j)], s, 1e-3) << what << " C[" << i << "," << j << "] threads " << threads;
+      }
+  };
+  const PackedMatrix pa = pack_a(false, m, k, a.data(), k);
+  const PackedMatrix pb = pack_b(false, k, n, b.data(), n);
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    Workspace ws(sgemm_workspace_size(m, n, k, &pool));
+    GemmEpilogue eb;
+    eb.b_block_stride = b_stride;
+    GemmEpilogue ea;
+    ea.a_block_stride = a_stride;
+    GemmEpilogue both = ea;
+    both.b_block_stride = b_stride;
+    std::vector<float> c(static_cast<size_t>(m * n), -7.0f);
+    sgemm_packed_a(pa, false, m, n, k, 1.0f, b_blocked.data(), 0, 0.0f, c.data(), n, &pool, ws.get(), eb);
+    check(c, "blocked B, packed A", threads);
+    std::fill(c.begin(), c.end(), -7.0f);
+    sgemm_packed_b(true, m, n, k, 1.0f, a_blocked.data(), 0, pb, 0.0f, c.data(), n, &pool, ws.get(), ea);
+    check(c, "blocked A, packed B", threads);
+    std::fill(c.begin(), c.end(), -7.0f);
+    sgemm(false, false, m, n, k, 1.0f, a_blocked.data(), 0, b_blocked.data(), 0, 0.0f, c.data(), n, &pool, ws.get(),
+          both);
+    check(c, "both blocked", threads);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, SgemmIsaTest, ::testing::Values(GemmIsa::kScalar, GemmIsa::kAvx2, GemmIsa::kAvx512),
                          [](const ::testing::TestParamInfo<GemmIsa>& info) {
                            return std::string(gemm_isa_name(info.param));

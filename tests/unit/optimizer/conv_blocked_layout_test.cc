@@ -1,8 +1,10 @@
-// The channel-blocked Conv -> depthwise Conv hand-off
-// (optimizer/conv_blocked_layout.cc): which pairs the pass marks, that a
-// marked model computes what the unmarked one does (maps under and over
-// 128 positions, stride 1 and 2, with the expansion's Clip fused), and that
-// a saved optimized model keeps the layout when read back.
+// The channel-blocked hand-offs around a depthwise Conv
+// (optimizer/conv_blocked_layout.cc): 1x1 expansion -> depthwise and
+// depthwise -> 1x1 projection. Which pairs the pass marks, that a marked
+// model computes what the unmarked one does (maps under and over 128
+// positions, stride 1 and 2, with the expansion's Clip and the
+// projection's residual Add fused), and that a saved optimized model keeps
+// the layout when read back.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -24,13 +26,21 @@ struct Block {
   int64_t expand_kernel = 1;
   bool expansion_is_output = false;  // the expansion's output is a graph output too
   int64_t consumer_group = 0;        // 0: depthwise (group = channels)
+  // A 1x1 projection after the depthwise: its output channels (0: none).
+  int64_t project = 0;
+  int64_t project_pad = 0;
+  int64_t project_stride = 1;
+  bool project_residual = false;  // y = x + projection (x's shape must fit)
+  bool depthwise_is_output = false;
 };
 
-// x -> Conv (expansion) -> Clip(0, 6) -> Conv (3x3 depthwise) -> y.
+// x -> Conv (expansion) -> Clip(0, 6) -> Conv (3x3 depthwise) -> y, or
+// -> Conv (1x1 projection) [-> Add x] -> y.
 ModelBuilder block_model(const Block& c, std::vector<int64_t>* y_shape) {
   const int64_t out = (c.size + 2 - 3) / c.stride + 1;
   const int64_t group = c.consumer_group == 0 ? c.channels : c.consumer_group;
-  *y_shape = {1, c.channels, out, out};
+  const int64_t pout = (out + 2 * c.project_pad - 1) / c.project_stride + 1;
+  *y_shape = c.project == 0 ? std::vector<int64_t>{1, c.channels, out, out} : std::vector<int64_t>{1, c.project, pout, pout};
   const int64_t ep = c.expand_kernel / 2;
   ModelBuilder b(17);
   b.input("x", DataType::kFloat, {1, c.in_channels, c.size, c.size});
@@ -42,11 +52,23 @@ ModelBuilder block_model(const Block& c, std::vector<int64_t>* y_shape) {
   b.initializer("hi", make_tensor<float>({}, {6.0f}));
   b.node("Conv", {"x", "we", "be"}, {"e"}, {AttrSpec("pads", std::vector<int64_t>{ep, ep, ep, ep})}, "expand");
   b.node("Clip", {"e", "lo", "hi"}, {"ec"}, {}, "clip");
-  b.node("Conv", {"ec", "wd", "bd"}, {"y"},
+  const std::string d = c.project == 0 ? "y" : "d";
+  b.node("Conv", {"ec", "wd", "bd"}, {d},
          {AttrSpec("pads", std::vector<int64_t>{1, 1, 1, 1}), AttrSpec("strides", std::vector<int64_t>{c.stride, c.stride}),
           AttrSpec("group", group)},
          "depthwise");
-  b.output("y", DataType::kFloat, {1, c.channels, out, out});
+  if (c.project != 0) {
+    const int64_t pp = c.project_pad;
+    b.initializer("wp", sample_tensor({c.project, c.channels, 1, 1}, 7, 0.3f));
+    b.initializer("bp", sample_tensor({c.project}, 8, 0.5f));
+    b.node("Conv", {d, "wp", "bp"}, {c.project_residual ? "p" : "y"},
+           {AttrSpec("pads", std::vector<int64_t>{pp, pp, pp, pp}),
+            AttrSpec("strides", std::vector<int64_t>{c.project_stride, c.project_stride})},
+           "project");
+    if (c.project_residual) b.node("Add", {"x", "p"}, {"y"}, {}, "residual");
+    if (c.depthwise_is_output) b.output(d, DataType::kFloat, {1, c.channels, out, out});
+  }
+  b.output("y", DataType::kFloat, std::vector<DimSpec>(y_shape->begin(), y_shape->end()));
   if (c.expansion_is_output) b.output("ec", DataType::kFloat, {1, c.channels, c.size, c.size});
   return b;
 }
@@ -96,6 +118,50 @@ TEST(ConvBlockedLayoutTest, OnlyCpuOnlyWholeBlocksOfA1x1IntoADepthwise) {
   Block spatial;
   spatial.expand_kernel = 3;  // the producer is not 1x1
   EXPECT_EQ(marked(spatial), 0);
+}
+
+TEST(ConvBlockedLayoutTest, DepthwiseAndProjectionAreMarkedAndAgree) {
+  // 7x7 (transposed product), 14x14 (plain), stride 2, residual Add fused.
+  for (const Block& c : {Block{.in_channels = 16, .channels = 96, .size = 7, .project = 24},
+                         Block{.in_channels = 24, .channels = 144, .size = 14, .project = 24, .project_residual = true},
+                         Block{.in_channels = 32, .channels = 64, .size = 15, .stride = 2, .project = 40}}) {
+    SCOPED_TRACE("channels " + std::to_string(c.channels) + " size " + std::to_string(c.size));
+    Graph g;
+    ASSERT_EQ(marked(c, true, &g), 2);
+    const Node* dw = nullptr;
+    const Node* project = nullptr;
+    for (const Node& n : g.nodes) {
+      if (n.removed) continue;
+      if (n.name == "depthwise") dw = &n;
+      if (n.name == "project") project = &n;
+    }
+    ASSERT_NE(dw, nullptr);
+    ASSERT_NE(project, nullptr);
+    EXPECT_EQ(dw->attr_string("sy_input_layout", ""), "NCHW16c");
+    EXPECT_EQ(dw->attr_string("sy_output_layout", ""), "NCHW16c");
+    EXPECT_EQ(project->attr_string("sy_input_layout", ""), "NCHW16c");
+    EXPECT_FALSE(project->has_attr("sy_output_layout"));
+    EXPECT_EQ(project->attr_int("sy_residual", 0), c.project_residual ? 1 : 0);
+    std::vector<int64_t> ys;
+    const ModelBuilder b = block_model(c, &ys);
+    expect_same_outputs(b, {{"x", sample_tensor({1, c.in_channels, c.size, c.size}, 5, 2.0f)}});
+  }
+}
+
+TEST(ConvBlockedLayoutTest, OnlyAnUnpaddedStrideOneProjectionReadsBlocked) {
+  const Block base{.in_channels = 16, .channels = 32, .size = 9, .project = 16};
+  ASSERT_EQ(marked(base), 2);
+  Block padded = base;
+  padded.project_pad = 1;
+  EXPECT_EQ(marked(padded), 1);  // the expansion -> depthwise pair only
+  Block strided = base;
+  strided.project_stride = 2;
+  EXPECT_EQ(marked(strided), 1);
+  Block shared = base;
+  shared.depthwise_is_output = true;  // someone else reads the depthwise's output
+  EXPECT_EQ(marked(shared), 1);
+  std::vector<int64_t> ys;
+  expect_same_outputs(block_model(padded, &ys), {{"x", sample_tensor({1, 16, 9, 9}, 9, 2.0f)}});
 }
 
 TEST(ConvBlockedLayoutTest, SavedOptimizedModelKeepsTheLayout) {

@@ -12,7 +12,8 @@
 //   2. each output position is kh * kw vector FMAs against the block's
 //      weights, packed once as [tap][lane]; bias and the activation clamp
 //      follow in registers;
-//   3. the interleaved outputs are transposed back to NCHW.
+//   3. the interleaved outputs are transposed back to NCHW (or, for a
+//      channel-blocked y, stored as they are).
 // Large maps go in bands of output rows so both buffers stay in L2. The
 // body (depthwise_blocked_body.h) is compiled per ISA; the best is picked
 // once at run time.
@@ -42,6 +43,10 @@ struct DepthwiseShape : Window2d {
   // multiple of 16): the interleaved plane is then a copy of its rows,
   // with no transpose.
   bool x_blocked16 = false;
+  // y is wanted channel-blocked (NCHW16c, C a multiple of 16), for a 1x1
+  // Conv that reads it so: with 16 lanes the outputs go straight into y,
+  // with no transpose back to NCHW.
+  bool y_blocked16 = false;
 };
 
 // Floats of scratch depthwise_blocked needs for `shape` on `pool`.
@@ -64,7 +69,8 @@ struct DepthwiseBandArgs {
   int64_t c0 = 0;               // first channel of the block
   int64_t oh0 = 0, oh1 = 0;     // output rows of the band
   float* plane = nullptr;       // plane_rows(band) * plane_width * lanes floats
-  float* staging = nullptr;     // (oh1 - oh0) * OW * lanes floats
+  float* staging = nullptr;     // (oh1 - oh0) * OW * lanes floats; with 16
+                                // lanes and y_blocked16, the band's place in y
 };
 
 namespace depthwise_detail {

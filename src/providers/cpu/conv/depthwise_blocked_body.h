@@ -75,9 +75,29 @@ void deinterleave_band(const DepthwiseBandArgs& a) {
     for (int c = 0; c < L && a.c0 + c < s.C; ++c) dst[c * plane + k] = a.staging[k * L + c];
 }
 
+// The band's outputs into a channel-blocked y (16 channels per position),
+// for variants of fewer lanes (with 16 the band is computed in place).
 template <class V>
-void depthwise_band(const DepthwiseBandArgs& a) {
+void store_blocked_band(const DepthwiseBandArgs& a) {
+  constexpr int L = V::kLanes;
   const DepthwiseShape& s = a.s;
+  const int64_t plane = s.OH * s.OW;
+  const int64_t p0 = a.oh0 * s.OW, n = (a.oh1 - a.oh0) * s.OW;
+  for (int c = 0; c < L && a.c0 + c < s.C; ++c) {
+    const int64_t ch = a.c0 + c;
+    float* dst = a.y + ch / 16 * plane * 16 + p0 * 16 + ch % 16;
+    for (int64_t k = 0; k < n; ++k) dst[k * 16] = a.staging[k * L + c];
+  }
+}
+
+template <class V>
+void depthwise_band(const DepthwiseBandArgs& args) {
+  const DepthwiseShape& s = args.s;
+  // With 16 lanes the band's outputs, [position][lane], are exactly its
+  // part of one block of a channel-blocked y: computed there, in place.
+  constexpr bool kLanesAreABlock = V::kLanes == 16;
+  DepthwiseBandArgs a = args;
+  if (s.y_blocked16 && kLanesAreABlock) a.staging = a.y + a.c0 * s.OH * s.OW + a.oh0 * s.OW * 16;
   const int64_t pr0 = a.oh0 * s.stride_h;
   const int64_t rows = (a.oh1 - a.oh0 - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1;
   const int64_t pw = (s.OW - 1) * s.stride_w + (s.kw - 1) * s.dilation_w + 1;
@@ -99,5 +119,9 @@ void depthwise_band(const DepthwiseBandArgs& a) {
   } else {
     convolve_band<V, 0, 0, 0, 0>(a, pw);
   }
-  deinterleave_band<V>(a);
+  if (s.y_blocked16) {
+    if (!kLanesAreABlock) store_blocked_band<V>(a);
+  } else {
+    deinterleave_band<V>(a);
+  }
 }

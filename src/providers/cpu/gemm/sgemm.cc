@@ -11,6 +11,7 @@
 
 #include "providers/cpu/activation_simd.h"
 #include "providers/cpu/gemm/sgemm_kernels.h"
+#include "providers/cpu/simd/transpose_store.h"
 
 namespace sy::cpu {
 
@@ -202,6 +203,7 @@ struct Operand {
   int64_t ld = 0;
   bool trans = false;
   const float* packed = nullptr;  // whole prepacked matrix, or nullptr
+  int64_t block_stride = 0;       // channel-blocked (GemmEpilogue::a_block_stride), or 0
 };
 
 struct Problem {
@@ -264,6 +266,48 @@ void pack_b_panels(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t 
   }
 }
 
+// Rows x cols floats at src (row stride ld_src) into dst transposed (row
+// stride ld_dst): one block of 16 channels of a channel-blocked operand.
+void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst, int64_t ld_dst) {
+  TransposeStoreArgs t;
+  t.src = src;
+  t.ld_src = ld_src;
+  t.rows = rows;
+  t.cols = cols;
+  t.dst = dst;
+  t.ld_dst = ld_dst;
+  transpose_store_f32(t);
+}
+
+// pack_a_panels for a channel-blocked A (element (i, k) at
+// A[(k / 16) * bs + i * 16 + k % 16]): each panel's 16 channels of kMr rows
+// are kMr contiguous runs of 16, transposed into k-major order. k0 is a
+// multiple of kKc, hence of 16.
+void pack_a_panels_blocked(const float* A, int64_t bs, int64_t row0, int64_t rows, int64_t k0, int64_t kc,
+                           float* dst) {
+  for (int64_t ir = 0; ir < rows; ir += kMr) {
+    const int64_t mr = std::min<int64_t>(kMr, rows - ir);
+    for (int64_t kb = 0; kb < kc; kb += 16)
+      transpose_block(A + (k0 + kb) / 16 * bs + (row0 + ir) * 16, 16, mr, std::min<int64_t>(16, kc - kb),
+                      dst + ir * kc + kb * kMr, kMr);
+  }
+}
+
+// pack_b_panels for a channel-blocked B (element (k, j) at
+// B[(k / 16) * bs + j * 16 + k % 16]): 16 x 16 register transposes.
+void pack_b_panels_blocked(const float* B, int64_t bs, int64_t k0, int64_t kc, int64_t col0, int64_t cols, int64_t nr,
+                           float* dst) {
+  for (int64_t jr = 0; jr < cols; jr += nr) {
+    const int64_t n = std::min(nr, cols - jr);
+    float* d = dst + jr * kc;
+    for (int64_t kb = 0; kb < kc; kb += 16)
+      transpose_block(B + (k0 + kb) / 16 * bs + (col0 + jr) * 16, 16, n, std::min<int64_t>(16, kc - kb), d + kb * nr,
+                      nr);
+    if (n < nr)
+      for (int64_t k = 0; k < kc; ++k) std::memset(d + k * nr + n, 0, static_cast<size_t>(nr - n) * sizeof(float));
+  }
+}
+
 float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& ep) {
   if (ep.bias != nullptr) x += ep.bias_per_row ? ep.bias[i] : ep.bias[j];
   if (ep.activation == GemmActivation::kRelu) {
@@ -304,14 +348,24 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
       const int64_t kc = std::min(kKc, g.K - pc);
       const bool first = pc == 0;
       const bool last = pc + kc == g.K;
-      if (g.b.packed == nullptr) pack_b_panels(g.b.p, g.b.ld, g.b.trans, pc, kc, jc, nc, g.nr, bbuf);
+      if (g.b.packed == nullptr) {
+        if (g.b.block_stride != 0) {
+          pack_b_panels_blocked(g.b.p, g.b.block_stride, pc, kc, jc, nc, g.nr, bbuf);
+        } else {
+          pack_b_panels(g.b.p, g.b.ld, g.b.trans, pc, kc, jc, nc, g.nr, bbuf);
+        }
+      }
       for (int64_t ic = m0; ic < m1; ic += kMc) {
         const int64_t mc = std::min(kMc, m1 - ic);
         const float* ap;
         if (g.a.packed != nullptr) {
           ap = g.a.packed + pc * m_pad + ic * kc;
         } else {
-          pack_a_panels(g.a.p, g.a.ld, g.a.trans, ic, mc, pc, kc, abuf);
+          if (g.a.block_stride != 0) {
+            pack_a_panels_blocked(g.a.p, g.a.block_stride, ic, mc, pc, kc, abuf);
+          } else {
+            pack_a_panels(g.a.p, g.a.ld, g.a.trans, ic, mc, pc, kc, abuf);
+          }
           ap = abuf;
         }
         MicroTile t;
@@ -562,8 +616,8 @@ void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
            const GemmEpilogue& epilogue) {
   Problem g = make_problem(current_isa(), M, N, K, alpha, beta, C, ldc, epilogue);
-  g.a = Operand{A, lda, trans_a, nullptr};
-  g.b = Operand{B, ldb, trans_b, nullptr};
+  g.a = Operand{A, lda, trans_a, nullptr, epilogue.a_block_stride};
+  g.b = Operand{B, ldb, trans_b, nullptr, epilogue.b_block_stride};
   run_problem(g, pool, workspace);
 }
 
@@ -572,7 +626,7 @@ void sgemm_packed_b(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, 
                     const GemmEpilogue& epilogue) {
   // The packed layout belongs to the variant that packed it.
   Problem g = make_problem(B.isa(), M, N, K, alpha, beta, C, ldc, epilogue);
-  g.a = Operand{A, lda, trans_a, nullptr};
+  g.a = Operand{A, lda, trans_a, nullptr, epilogue.a_block_stride};
   g.b = Operand{nullptr, 0, false, B.data()};
   run_problem(g, pool, workspace);
 }
@@ -583,7 +637,7 @@ void sgemm_packed_a(const PackedMatrix& A, bool trans_b, int64_t M, int64_t N, i
   // A's layout is the same for every variant (kMr rows, kKc blocks).
   Problem g = make_problem(current_isa(), M, N, K, alpha, beta, C, ldc, epilogue);
   g.a = Operand{nullptr, 0, false, A.data()};
-  g.b = Operand{B, ldb, trans_b, nullptr};
+  g.b = Operand{B, ldb, trans_b, nullptr, epilogue.b_block_stride};
   run_problem(g, pool, workspace);
 }
 

@@ -59,6 +59,15 @@ struct GemmEpilogue {
   // element (i, j) at C[(j / 16) * c_block_stride + i * 16 + j % 16], ldc
   // unused; N must then be a multiple of 16.
   int64_t c_block_stride = 0;
+  // 0: A and B are read through lda / ldb and the trans flags. Otherwise
+  // that operand (unpacked) is a conv input in NCHW16c, channels being K and
+  // positions the other dimension, and its ld and trans flag are unused:
+  //   A (M x K): element (i, k) at A[(k / 16) * a_block_stride + i * 16 + k % 16]
+  //   B (K x N): element (k, j) at B[(k / 16) * b_block_stride + j * 16 + k % 16]
+  // The packing transposes each block of 16 channels on the way into the
+  // micro-panels, so the conv needs no NCHW copy of its input.
+  int64_t a_block_stride = 0;
+  int64_t b_block_stride = 0;
 };
 
 // The epilogue's activation as a clamp to [lo, hi] (Relu: [0, +inf]; Clip:
