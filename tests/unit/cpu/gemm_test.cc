@@ -276,27 +276,6 @@ INSTANTIATE_TEST_SUITE_P(Isa, SgemmIsaTest, ::testing::Values(GemmIsa::kScalar, 
                            return std::string(gemm_isa_name(info.param));
                          });
 
-// Packed operands of a megabyte or more start on a 2 MB boundary (so that
-// huge pages can back them); smaller ones on 64 bytes. Both multiply right.
-TEST(SgemmTest, LargePackedOperandsAreHugePageAligned) {
-  const int64_t k = 512, n = 640;  // 1.25 MB packed
-  const std::vector<float> b = test_values(static_cast<size_t>(k * n), 1);
-  const PackedMatrix big = pack_b(false, k, n, b.data(), n);
-  ASSERT_FALSE(big.empty());
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (uintptr_t{2} << 20), 0u);
-  const PackedMatrix small = pack_b(false, 16, 16, b.data(), n);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.data()) % 64, 0u);
-  const std::vector<float> a = test_values(static_cast<size_t>(k), 2);  // one row
-  std::vector<float> c(static_cast<size_t>(n));
-  Workspace ws(sgemm_workspace_size(1, n, k, nullptr));
-  sgemm_packed_b(false, 1, n, k, 1.0f, a.data(), k, big, 0.0f, c.data(), n, nullptr, ws.get());
-  for (int64_t j = 0; j < n; j += 37) {
-    double s = 0;
-    for (int64_t p = 0; p < k; ++p) s += static_cast<double>(a[static_cast<size_t>(p)]) * b[static_cast<size_t>(p * n + j)];
-    EXPECT_NEAR(c[static_cast<size_t>(j)], s, 1e-3) << j;
-  }
-}
-
 // block_done sees every element of C exactly once, after its last update:
 // each reported block is copied out at the time of the call and must then
 // already hold the final values.

@@ -7,8 +7,6 @@
 #include <cstring>
 #include <limits>
 #include <new>
-
-#include <sys/mman.h>
 #include <vector>
 
 #include "providers/cpu/activation_simd.h"
@@ -561,34 +559,13 @@ bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi) {
   return true;
 }
 
-void PackedMatrix::Free::operator()(float* p) const { ::operator delete[](p, std::align_val_t(alignment)); }
-
-namespace {
-
-// Packed operands of a megabyte or more start on a 2 MB boundary, and the
-// kernel is asked (madvise) to back them with huge pages where it can. A
-// large weight matrix that each run streams once (a classifier's GEMV
-// reads 5 MB for 1.3 M multiply-adds) then crosses no 4 KB page boundary,
-// where the hardware prefetcher stops, and misses the TLB far less.
-constexpr size_t kHugePage = size_t{2} << 20;
-
-size_t packed_alignment(size_t bytes) { return bytes >= (size_t{1} << 20) ? kHugePage : 64; }
-
-float* allocate_packed(size_t floats, size_t* alignment) {
-  const size_t bytes = floats * sizeof(float);
-  *alignment = packed_alignment(bytes);
-  void* p = ::operator new[](bytes, std::align_val_t(*alignment), std::nothrow);
-  if (p != nullptr && *alignment == kHugePage) madvise(p, bytes / 4096 * 4096, MADV_HUGEPAGE);  // only a hint
-  return static_cast<float*>(p);
-}
-
-}  // namespace
+void PackedMatrix::Free::operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
 
 PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t lda) {
   PackedMatrix out;
   const int64_t m_pad = round_up(std::max<int64_t>(M, 1), kMr);
   const size_t floats = static_cast<size_t>(m_pad * std::max<int64_t>(K, 1));
-  float* mem = allocate_packed(floats, &out.data_.get_deleter().alignment);
+  float* mem = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64), std::nothrow));
   if (mem == nullptr) return out;
   out.data_.reset(mem);
   out.floats_ = floats;
@@ -610,7 +587,7 @@ PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t 
   const int64_t nr = nr_of(isa);
   const int64_t n_pad = round_up(std::max<int64_t>(N, 1), nr);
   const size_t floats = static_cast<size_t>(n_pad * std::max<int64_t>(K, 1));
-  float* mem = allocate_packed(floats, &out.data_.get_deleter().alignment);
+  float* mem = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64), std::nothrow));
   if (mem == nullptr) return out;
   out.data_.reset(mem);
   out.floats_ = floats;

@@ -93,8 +93,6 @@ class PackedMatrix {
 
  private:
   struct Free {
-    Free() noexcept : alignment(64) {}
-    size_t alignment;  // what it was allocated with (pack_a / pack_b pick it by size)
     void operator()(float* p) const;
   };
   friend PackedMatrix pack_a(bool, int64_t, int64_t, const float*, int64_t);
