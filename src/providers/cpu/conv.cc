@@ -254,6 +254,7 @@ class ConvKernel final : public Kernel {
     }
 
     GemmEpilogue ep = activation_;
+    if (blocked_input_) ep.b_block_stride = in_size * kLayoutBlock;  // pointwise, group 1: X read from NCHW16c
     float beta = 0.0f;
     if (z != nullptr) {
       if (z->data<float>() != yd)
@@ -284,8 +285,7 @@ class ConvKernel final : public Kernel {
           const float* bmat = xg;
           int64_t ldb = in_size;
           if (blocked_input_) {
-            bmat = xg + p0 * kLayoutBlock;  // pointwise, group 1: column p0 of X in NCHW16c
-            ep.b_block_stride = in_size * kLayoutBlock;
+            bmat = xg + p0 * kLayoutBlock;  // column p0 of X in NCHW16c
           } else if (!pointwise) {
             im2col(xg, cg, g, p0, p0 + cols, col, cols, &pool);
             bmat = col;
