@@ -313,56 +313,40 @@ TEST(ConvTest, ChannelBlockedHandOff) {
               .blocked_input = true});
 }
 
+// A Conv over X of shape x with a constant W of shape w, attributes to follow.
+NodeTest conv_node(const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+  NodeTest t("Conv", 11);
+  t.input(make_tensor<float>(Shape(x), values(product(x), 1)));
+  t.constant_input(make_tensor<float>(Shape(w), values(product(w), 2)));
+  return t;
+}
+
+// Running t fails with an error that says `needle`.
+void expect_error_naming(NodeTest& t, const std::string& needle) {
+  auto out = t.run();
+  ASSERT_FALSE(out.ok()) << "expected an error naming " << needle;
+  EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status().message();
+}
+
 TEST(ConvTest, ChannelBlockedLayoutMisuseIsAnError) {
+  const std::string blocked = "NCHW16c";
   // Output channels not in whole blocks of 16.
-  auto out = NodeTest("Conv", 11)
-                 .input(make_tensor<float>({1, 4, 5, 5}, values(100, 1)))
-                 .constant_input(make_tensor<float>({24, 4, 1, 1}, values(96, 2)))
-                 .attr("sy_output_layout", std::string("NCHW16c"))
-                 .run();
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("sy_output_layout"), std::string::npos) << out.status().message();
+  expect_error_naming(conv_node({1, 4, 5, 5}, {24, 4, 1, 1}).attr("sy_output_layout", blocked), "sy_output_layout");
   // A blocked input on a Conv that is neither depthwise nor 1x1 unpadded.
-  out = NodeTest("Conv", 11)
-            .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
-            .constant_input(make_tensor<float>({16, 16, 3, 3}, values(2304, 2)))
-            .attr("sy_input_layout", std::string("NCHW16c"))
-            .run();
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("depthwise"), std::string::npos) << out.status().message();
-  out = NodeTest("Conv", 11)
-            .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
-            .constant_input(make_tensor<float>({16, 16, 1, 1}, values(256, 2)))
-            .attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-            .attr("sy_input_layout", std::string("NCHW16c"))
-            .run();
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("1x1"), std::string::npos) << out.status().message();
+  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 3, 3}).attr("sy_input_layout", blocked), "depthwise");
+  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 1, 1})
+                          .attr("pads", std::vector<int64_t>{1, 1, 1, 1})
+                          .attr("sy_input_layout", blocked),
+                      "1x1");
   // Input channels not in whole blocks.
-  out = NodeTest("Conv", 11)
-            .input(make_tensor<float>({1, 24, 5, 5}, values(600, 1)))
-            .constant_input(make_tensor<float>({16, 24, 1, 1}, values(384, 2)))
-            .attr("sy_input_layout", std::string("NCHW16c"))
-            .run();
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("whole blocks"), std::string::npos) << out.status().message();
+  expect_error_naming(conv_node({1, 24, 5, 5}, {16, 24, 1, 1}).attr("sy_input_layout", blocked), "whole blocks");
   // A blocked output on a grouped Conv that is not depthwise.
-  out = NodeTest("Conv", 11)
-            .input(make_tensor<float>({1, 32, 5, 5}, values(800, 1)))
-            .constant_input(make_tensor<float>({32, 16, 3, 3}, values(4608, 2)))
-            .attr("group", int64_t{2})
-            .attr("sy_output_layout", std::string("NCHW16c"))
-            .run();
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("sy_output_layout"), std::string::npos) << out.status().message();
+  expect_error_naming(
+      conv_node({1, 32, 5, 5}, {32, 16, 3, 3}).attr("group", int64_t{2}).attr("sy_output_layout", blocked),
+      "sy_output_layout");
   // A layout the kernels do not know.
-  out = NodeTest("Conv", 11)
-            .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
-            .constant_input(make_tensor<float>({16, 16, 1, 1}, values(256, 2)))
-            .attr("sy_output_layout", std::string("NHWC"))
-            .run();
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("NCHW16c"), std::string::npos) << out.status().message();
+  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 1, 1}).attr("sy_output_layout", std::string("NHWC")),
+                      "NCHW16c");
 }
 
 TEST(ConvTest, FusedActivation) {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_features.h"
+#include "testing/isa_variants.h"
 #include "testing/test_values.h"
 
 namespace sy::cpu {
@@ -20,17 +20,11 @@ namespace {
 
 using sy::testing::test_values;
 
-struct Variant {
-  std::string name;
-  int lanes;
-  void (*band)(const DepthwiseBandArgs&);
-};
+using Variant = sy::testing::IsaVariant<void (*)(const DepthwiseBandArgs&)>;
 
 std::vector<Variant> variants() {
-  std::vector<Variant> v = {{"portable", 1, &depthwise_detail::depthwise_band_portable}};
-  if (cpu_supports(CpuIsa::kAvx2)) v.push_back({"avx2", 8, &depthwise_detail::depthwise_band_avx2});
-  if (cpu_supports(CpuIsa::kAvx512)) v.push_back({"avx512", 16, &depthwise_detail::depthwise_band_avx512});
-  return v;
+  return sy::testing::isa_variants(&depthwise_detail::depthwise_band_portable, &depthwise_detail::depthwise_band_avx2,
+                                   &depthwise_detail::depthwise_band_avx512);
 }
 
 DepthwiseShape make_shape(int64_t C, int64_t H, int64_t W, int64_t k_h, int64_t k_w, int64_t stride, int64_t dilation,
@@ -117,7 +111,7 @@ std::vector<float> run_bands(const Variant& v, const DepthwiseShape& s, const st
       a.oh1 = std::min(s.OH, oh0 + band_rows);
       a.plane = plane.data();
       a.staging = staging.data();
-      v.band(a);
+      v.fn(a);
     }
   return y;
 }

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_features.h"
+#include "testing/isa_variants.h"
 #include "testing/test_values.h"
 
 namespace sy::cpu {
@@ -22,17 +22,11 @@ namespace {
 
 using sy::testing::test_values;
 
-struct Variant {
-  std::string name;
-  int lanes;
-  void (*row)(const DirectRowArgs&);
-};
+using Variant = sy::testing::IsaVariant<void (*)(const DirectRowArgs&)>;
 
 std::vector<Variant> variants() {
-  std::vector<Variant> v = {{"portable", 1, &direct_detail::direct_row_portable}};
-  if (cpu_supports(CpuIsa::kAvx2)) v.push_back({"avx2", 8, &direct_detail::direct_row_avx2});
-  if (cpu_supports(CpuIsa::kAvx512)) v.push_back({"avx512", 16, &direct_detail::direct_row_avx512});
-  return v;
+  return sy::testing::isa_variants(&direct_detail::direct_row_portable, &direct_detail::direct_row_avx2,
+                                   &direct_detail::direct_row_avx512);
 }
 
 struct Case {
@@ -115,7 +109,7 @@ TEST(DirectFewChannelsTest, EveryVariantMatchesTheDefinition) {
                                      std::numeric_limits<float>::quiet_NaN());
           // One float past Y, to catch a store beyond the last row.
           std::vector<float> y(static_cast<size_t>(s.M * s.OH * s.OW + 1), std::numeric_limits<float>::quiet_NaN());
-          direct_detail::run(v.row, v.lanes, s, x.data(), packed.data(), bias.data(), lo, hi, y.data(),
+          direct_detail::run(v.fn, v.lanes, s, x.data(), packed.data(), bias.data(), lo, hi, y.data(),
                              scratch.data(), pool);
           const std::vector<float> want = reference(s, x, w, bias, lo, hi);
           for (size_t i = 0; i < want.size(); ++i)

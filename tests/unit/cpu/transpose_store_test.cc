@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_features.h"
 #include "providers/cpu/simd/transpose_store.h"
+#include "testing/isa_variants.h"
 #include "testing/test_values.h"
 
 namespace sy::cpu {
@@ -49,19 +49,11 @@ void check(Fn fn, const std::string& isa, int64_t rows, int64_t cols, bool resid
 }
 
 TEST(TransposeStoreTest, EveryVariantMatchesTheLoop) {
-  struct Variant {
-    const char* name;
-    Fn fn;
-    bool supported;
-  };
-  const Variant variants[] = {
-      {"portable", &transpose_store_detail::transpose_store_f32_portable, true},
-      {"avx2", &transpose_store_detail::transpose_store_f32_avx2, cpu_supports(CpuIsa::kAvx2)},
-      {"avx512", &transpose_store_detail::transpose_store_f32_avx512, cpu_supports(CpuIsa::kAvx512)},
-      {"dispatched", &transpose_store_f32, true},
-  };
-  for (const Variant& v : variants) {
-    if (!v.supported) continue;
+  auto variants = sy::testing::isa_variants<Fn>(&transpose_store_detail::transpose_store_f32_portable,
+                                                &transpose_store_detail::transpose_store_f32_avx2,
+                                                &transpose_store_detail::transpose_store_f32_avx512);
+  variants.push_back({"dispatched", 0, &transpose_store_f32});
+  for (const auto& v : variants) {
     for (int64_t rows : {1, 7, 16, 17, 49})
       for (int64_t cols : {1, 8, 16, 33, 64})
         for (int mode = 0; mode < 4; ++mode) check(v.fn, v.name, rows, cols, (mode & 1) != 0, (mode & 2) != 0);

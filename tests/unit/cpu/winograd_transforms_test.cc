@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_features.h"
+#include "testing/isa_variants.h"
 #include "testing/test_values.h"
 
 namespace sy::cpu {
@@ -23,22 +23,7 @@ const double kBT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4,
                           {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
 const double kAT[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
 
-struct Variant {
-  std::string name;
-  int lanes;
-  void (*input)(const WinogradInputArgs&);
-  void (*output)(const WinogradOutputArgs&);
-};
-
-std::vector<Variant> variants() {
-  std::vector<Variant> v = {
-      {"portable", 1, &winograd_detail::input_transform_portable, &winograd_detail::output_transform_portable}};
-  if (cpu_supports(CpuIsa::kAvx2))
-    v.push_back({"avx2", 8, &winograd_detail::input_transform_avx2, &winograd_detail::output_transform_avx2});
-  if (cpu_supports(CpuIsa::kAvx512))
-    v.push_back({"avx512", 16, &winograd_detail::input_transform_avx512, &winograd_detail::output_transform_avx512});
-  return v;
-}
+using sy::testing::isa_variants;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -49,7 +34,8 @@ TEST(WinogradTransformsTest, InputMatchesBtDB) {
   const int64_t tiles_x = ceil_div(OW, 4), tiles_y = ceil_div(OH, 4), tiles = tiles_x * tiles_y;
   const int64_t c_pad = ceil_div(C, 16) * 16;
   const std::vector<float> x = test_values(static_cast<size_t>(C * H * W), 1);
-  for (const Variant& var : variants()) {
+  for (const auto& var : isa_variants(&winograd_detail::input_transform_portable, &winograd_detail::input_transform_avx2,
+                                      &winograd_detail::input_transform_avx512)) {
     SCOPED_TRACE(var.name);
     const int64_t ph = tiles_y * 4 + 2, pw = tiles_x * 4 + 2;
     std::vector<float> planes(static_cast<size_t>(c_pad * ph * pw));
@@ -71,7 +57,7 @@ TEST(WinogradTransformsTest, InputMatchesBtDB) {
     a.v = v.data();
     a.v_ld = c_pad;
     a.point_stride = tiles * c_pad;
-    var.input(a);
+    var.fn(a);
     for (int64_t c = 0; c < C; ++c) {
       for (int64_t t = 0; t < tiles; ++t) {
         double d[6][6];
@@ -101,7 +87,8 @@ TEST(WinogradTransformsTest, OutputMatchesAtPAWithBiasAndActivation) {
   const int64_t m_pad = ceil_div(M, 16) * 16;
   const std::vector<float> prod = test_values(static_cast<size_t>(36 * tiles * m_pad), 2);
   const std::vector<float> bias = test_values(static_cast<size_t>(M), 3);
-  for (const Variant& var : variants()) {
+  for (const auto& var : isa_variants(&winograd_detail::output_transform_portable,
+                                      &winograd_detail::output_transform_avx2, &winograd_detail::output_transform_avx512)) {
     for (bool clamp : {false, true}) {
       SCOPED_TRACE(var.name + (clamp ? " clip [-1, 2]" : " no activation"));
       std::vector<float> staging(static_cast<size_t>(m_pad * tiles * 16));
@@ -123,7 +110,7 @@ TEST(WinogradTransformsTest, OutputMatchesAtPAWithBiasAndActivation) {
       a.clamp = clamp;
       a.lo = -1.0f;
       a.hi = 2.0f;
-      var.output(a);
+      var.fn(a);
       for (int64_t m = 0; m < M; ++m) {
         for (int64_t oy = 0; oy < OH; ++oy) {
           for (int64_t ox = 0; ox < OW; ++ox) {
