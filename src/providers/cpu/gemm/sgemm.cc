@@ -217,6 +217,11 @@ struct Problem {
   int64_t nr;
 };
 
+// Whether the micro-kernels read this unpacked A where it lies (row-major,
+// k contiguous) instead of a packed copy. A transposed A (k strided) is
+// packed: its copy is cheap, kMr contiguous floats per k step.
+bool reads_a_in_place(const Operand& a) { return a.packed == nullptr && a.block_stride == 0 && !a.trans && a.ld > 0; }
+
 // dst: panels of kMr rows, k-major. Rows past the matrix are left as they
 // are: every micro-kernel is specialised on its tile's row count and reads
 // only those rows (for a GEMV, zeroing them was 5 of every 6 stores).
@@ -277,20 +282,6 @@ void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t col
   t.dst = dst;
   t.ld_dst = ld_dst;
   transpose_store_f32(t);
-}
-
-// pack_a_panels for a channel-blocked A (element (i, k) at
-// A[(k / 16) * bs + i * 16 + k % 16]): each panel's 16 channels of kMr rows
-// are kMr contiguous runs of 16, transposed into k-major order. k0 is a
-// multiple of kKc, hence of 16.
-void pack_a_panels_blocked(const float* A, int64_t bs, int64_t row0, int64_t rows, int64_t k0, int64_t kc,
-                           float* dst) {
-  for (int64_t ir = 0; ir < rows; ir += kMr) {
-    const int64_t mr = std::min<int64_t>(kMr, rows - ir);
-    for (int64_t kb = 0; kb < kc; kb += 16)
-      transpose_block(A + (k0 + kb) / 16 * bs + (row0 + ir) * 16, 16, mr, std::min<int64_t>(16, kc - kb),
-                      dst + ir * kc + kb * kMr, kMr);
-  }
 }
 
 // pack_b_panels for a channel-blocked B (element (k, j) at
@@ -357,18 +348,27 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
       }
       for (int64_t ic = m0; ic < m1; ic += kMc) {
         const int64_t mc = std::min(kMc, m1 - ic);
+        // A's tiles: packed panels (kMr floats per k step), or rows read in
+        // place (sgemm_kernels.h), row r of the block at ap + r * a_row_stride.
         const float* ap;
+        int64_t a_row_stride = 0, a_run_stride = 0;
         if (g.a.packed != nullptr) {
           ap = g.a.packed + pc * m_pad + ic * kc;
+        } else if (g.a.block_stride != 0) {
+          ap = g.a.p + pc / 16 * g.a.block_stride + ic * 16;  // pc is a multiple of kKc, hence of 16
+          a_row_stride = 16;
+          a_run_stride = g.a.block_stride;
+        } else if (reads_a_in_place(g.a)) {
+          ap = g.a.p + ic * g.a.ld + pc;
+          a_row_stride = g.a.ld;
+          a_run_stride = 16;
         } else {
-          if (g.a.block_stride != 0) {
-            pack_a_panels_blocked(g.a.p, g.a.block_stride, ic, mc, pc, kc, abuf);
-          } else {
-            pack_a_panels(g.a.p, g.a.ld, g.a.trans, ic, mc, pc, kc, abuf);
-          }
+          pack_a_panels(g.a.p, g.a.ld, g.a.trans, ic, mc, pc, kc, abuf);
           ap = abuf;
         }
         MicroTile t;
+        t.a_row_stride = a_row_stride;
+        t.a_run_stride = a_run_stride;
         const bool blocked_c = g.ep.c_block_stride != 0;
         t.ldc = blocked_c ? 16 : g.ldc;
         t.c_step16 = blocked_c ? g.ep.c_block_stride : 16;
@@ -393,7 +393,7 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
           t.col_bias = last && g.ep.bias != nullptr && !g.ep.bias_per_row ? g.ep.bias + jc + jr : nullptr;
           for (int64_t ir = 0; ir < mc; ir += kMr) {
             t.mr = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
-            t.a = ap + ir * kc;
+            t.a = a_row_stride != 0 ? ap + ir * a_row_stride : ap + ir * kc;
             t.c = blocked_c ? g.c + (jc + jr) / 16 * g.ep.c_block_stride + (ic + ir) * 16 + (jc + jr) % 16
                             : g.c + (ic + ir) * g.ldc + jc + jr;
             t.row_bias = last && g.ep.bias != nullptr && g.ep.bias_per_row ? g.ep.bias + ic + ir : nullptr;
@@ -416,7 +416,9 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
 
 void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
   if (g.M <= 0 || g.N <= 0) return;
-  const Prepacked packed{g.a.packed != nullptr, g.b.packed != nullptr};
+  // An A read in place costs the tasks no packing either.
+  const Prepacked packed{g.a.packed != nullptr || g.a.block_stride != 0 || reads_a_in_place(g.a),
+                         g.b.packed != nullptr};
   const Plan plan = make_plan(g.M, g.N, g.K, pool != nullptr ? pool->num_threads() : 1, packed);
   const int64_t a_floats = a_buffer_floats(plan, g.K);
   const int64_t b_floats = b_buffer_floats(plan, g.K);
@@ -475,12 +477,14 @@ namespace {
 template <int R>
 void scalar_tile(const MicroTile& t) {
   float acc[R][kNrScalar] = {};
-  const float* a = t.a;
   const float* b = t.b;
   for (int64_t k = 0; k < t.kc; ++k) {
-    for (int i = 0; i < R; ++i)
-      for (int j = 0; j < kNrScalar; ++j) acc[i][j] += a[i] * b[j];
-    a += kMr;
+    for (int i = 0; i < R; ++i) {
+      // Packed: kMr floats per k step. In place: runs of 16 k steps.
+      const float a = t.a_row_stride == 0 ? t.a[k * kMr + i]
+                                          : t.a[i * t.a_row_stride + k / 16 * t.a_run_stride + k % 16];
+      for (int j = 0; j < kNrScalar; ++j) acc[i][j] += a * b[j];
+    }
     b += kNrScalar;
   }
   for (int i = 0; i < R; ++i) {
@@ -605,7 +609,7 @@ size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* p
   if (M <= 0 || N <= 0) return 0;
   // One size for every entry point: the plan depends on which operand is prepacked.
   size_t floats = 0;
-  for (Prepacked packed : {Prepacked{false, false}, Prepacked{true, false}, Prepacked{false, true}}) {
+  for (Prepacked packed : {Prepacked{false, false}, Prepacked{true, false}, Prepacked{false, true}, Prepacked{true, true}}) {
     const Plan plan = make_plan(M, N, K, pool != nullptr ? pool->num_threads() : 1, packed);
     floats = std::max(floats, static_cast<size_t>(plan.lanes * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))));
   }

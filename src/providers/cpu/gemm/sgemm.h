@@ -3,10 +3,12 @@
 //   C = activation(alpha * op(A) * op(B) + beta * C + bias)
 //
 // Row-major. op(A) is M x K, op(B) is K x N. The work is blocked for the
-// caches (KC x NC panels of B, MC x KC blocks of A), both operands are
-// packed into micro-panels, and a register-blocked micro-kernel (AVX-512
-// 6x64, AVX2+FMA 6x16 or portable 6x8) computes each tile; the variant is
-// picked once at run time from the CPU's features.
+// caches (KC x NC panels of B, MC x KC blocks of A), B is packed into
+// micro-panels, and a register-blocked micro-kernel (AVX-512 6x64, AVX2+FMA
+// 6x16 or portable 6x8) computes each tile; the variant is picked once at
+// run time from the CPU's features. The micro-kernels broadcast A's values
+// one by one, so they read a row-major or channel-blocked A where it lies;
+// only a transposed A is packed (a copy of 6 contiguous floats per k).
 //
 // The functions here never allocate: packing buffers live in a workspace
 // the caller provides (sgemm_workspace_size bytes, 64-byte aligned; kernels
@@ -64,8 +66,9 @@ struct GemmEpilogue {
   // positions the other dimension, and its ld and trans flag are unused:
   //   A (M x K): element (i, k) at A[(k / 16) * a_block_stride + i * 16 + k % 16]
   //   B (K x N): element (k, j) at B[(k / 16) * b_block_stride + j * 16 + k % 16]
-  // The packing transposes each block of 16 channels on the way into the
-  // micro-panels, so the conv needs no NCHW copy of its input.
+  // The micro-kernels read such an A in place (a run of 16 channels per
+  // row); a B's packing transposes each block of 16 channels on the way into
+  // the micro-panels. Either way the conv needs no NCHW copy of its input.
   int64_t a_block_stride = 0;
   int64_t b_block_stride = 0;
 };

@@ -16,13 +16,21 @@ inline constexpr int kNrScalar = 8;
 inline constexpr int kNrAvx2 = 16;
 inline constexpr int kNrAvx512 = 64;
 
-// One register tile: acc = A_panel (mr x kc) * B_panel (kc x nr), then
+// One register tile: acc = A (mr x kc) * B_panel (kc x nr), then
 //   C = alpha * acc + beta * C (C not read when beta == 0)
 //       + row_bias[i] + col_bias[j], clamped to [lo, hi] when clamp is set.
-// A panels hold kMr floats per k step and B panels `nr_stride` floats, both
-// zero-padded, so the kernel may read whole vectors past mr / nr.
+// B panels hold the variant's NR floats per k step, zero-padded, so the
+// kernel may read whole vectors past nr. A is either a packed panel (kMr
+// floats per k step; rows past mr are never read) or, when a_row_stride is
+// set, read where it lies: row i of the tile starts at a + i * a_row_stride
+// and its k steps are contiguous in runs of 16, each run a_run_stride
+// floats after the one before (16 for a row-major A, the block stride for
+// a channel-blocked one; sgemm.h). Reading A in place saves packing it, a
+// strided copy that cost as much as 15 % of a Winograd convolution.
 struct MicroTile {
   const float* a;
+  int64_t a_row_stride;  // 0: a is a packed panel
+  int64_t a_run_stride;
   const float* b;
   float* c;
   int64_t ldc;
