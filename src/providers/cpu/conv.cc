@@ -31,7 +31,6 @@
 // sy_output_layout stores its blocks as it computes them, and the 1x1 Conv
 // reading them (sy_input_layout) has its GEMM pack X from the blocks.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -213,7 +212,7 @@ class ConvKernel final : public Kernel {
     // it stores Y. Winograd and depthwise store Y without the residual; with
     // one, they run without the activation, and residual and activation
     // follow in one pass. The plain GEMM path below adds it in its epilogue
-    // instead (beta = 1 over Y prefilled with z).
+    // instead.
     const bool depthwise = g.rank == 2 && group_ == C && M == C;
     if (blocked_input_ && !((depthwise || (group_ == 1 && pointwise)) && C % kLayoutBlock == 0))
       return kernel_error(ctx, std::string(kInputLayoutAttr) + " " + kNchw16c +
@@ -255,12 +254,10 @@ class ConvKernel final : public Kernel {
 
     GemmEpilogue ep = activation_;
     if (blocked_input_) ep.b_block_stride = in_size * kLayoutBlock;  // pointwise, group 1: X read from NCHW16c
-    float beta = 0.0f;
-    if (z != nullptr) {
-      if (z->data<float>() != yd)
-        std::memcpy(yd, z->data<float>(), static_cast<size_t>(y->num_elements()) * sizeof(float));
-      beta = 1.0f;
-    }
+    // The residual goes in with the bias; one computed in place (z is Y's
+    // buffer) is accumulated onto instead.
+    const float* zd = z != nullptr && z->data<float>() != yd ? z->data<float>() : nullptr;
+    const float beta = z != nullptr && zd == nullptr ? 1.0f : 0.0f;
     const bool packed = !packed_w_.empty() && packed_w_[0].rows() == mg && packed_w_[0].cols() == K;
 
     int64_t chunk = out_size;
@@ -278,10 +275,12 @@ class ConvKernel final : public Kernel {
       for (int64_t gi = 0; gi < group_; ++gi) {
         const float* xg = xd + (n * C + gi * cg) * in_size;
         float* yg = yd + (n * M + gi * mg) * out_size;
+        const float* zg = zd != nullptr ? zd + (n * M + gi * mg) * out_size : nullptr;
         ep.bias = bias != nullptr ? bias + gi * mg : nullptr;
         ep.bias_per_row = true;
         for (int64_t p0 = 0; p0 < out_size; p0 += chunk) {
           const int64_t cols = std::min(chunk, out_size - p0);
+          ep.residual = zg != nullptr ? zg + p0 : nullptr;
           const float* bmat = xg;
           int64_t ldb = in_size;
           if (blocked_input_) {

@@ -8,7 +8,6 @@
 // spread over the threads when there are enough of them, else each
 // threaded. Other types use a plain loop: they exist for completeness.
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "providers/cpu/cpu_kernel_tables.h"
@@ -111,8 +110,8 @@ class MatMulKernel final : public Kernel {
 
   bool fused() const { return bias_ || residual_ || alpha_ != 1.0f || epilogue_.activation != GemmActivation::kNone; }
 
-  // The bias pointer, and Y prefilled with the residual (added through
-  // beta = 1) when those inputs are fused in.
+  // The bias and residual pointers when those inputs are fused in (a
+  // residual that is Y's own buffer is accumulated onto, beta = 1).
   Status prepare_epilogue(KernelContext& ctx, Tensor& y, const MatMulDims& d, GemmEpilogue& ep, float& beta) const {
     if (bias_) {
       const Tensor& bias = *ctx.input(2);
@@ -127,9 +126,11 @@ class MatMulKernel final : public Kernel {
       if (z.dtype() != DataType::kFloat || z.shape() != y.shape())
         return kernel_error(ctx, "the fused residual (input 3) must be float " + y.shape().to_string() + "; got " +
                                      z.describe());
-      if (z.data<float>() != y.data<float>())
-        std::memcpy(y.data<float>(), z.data<float>(), static_cast<size_t>(y.num_elements()) * sizeof(float));
-      beta = 1.0f;
+      if (z.data<float>() == y.data<float>()) {
+        beta = 1.0f;  // computed in place: Y already holds the residual
+      } else {
+        ep.residual = z.data<float>();
+      }
     }
     return ok_status();
   }
@@ -181,10 +182,12 @@ class MatMulKernel final : public Kernel {
     int64_t a_off, b_off;
     batch_offsets(d, index, a_off, b_off);
     float* out = y + index * d.M * d.N;
+    GemmEpilogue mine = ep;
+    if (mine.residual != nullptr) mine.residual += index * d.M * d.N;
     if (use_packed && b_off == 0) {
-      sgemm_packed_b(false, d.M, d.N, d.K, alpha_, a + a_off, d.K, packed_b_, beta, out, d.N, pool, ws, ep);
+      sgemm_packed_b(false, d.M, d.N, d.K, alpha_, a + a_off, d.K, packed_b_, beta, out, d.N, pool, ws, mine);
     } else {
-      sgemm(false, false, d.M, d.N, d.K, alpha_, a + a_off, d.K, b + b_off, d.N, beta, out, d.N, pool, ws, ep);
+      sgemm(false, false, d.M, d.N, d.K, alpha_, a + a_off, d.K, b + b_off, d.N, beta, out, d.N, pool, ws, mine);
     }
   }
 

@@ -49,6 +49,7 @@ void check(const Case& c, ThreadPool* pool, Packing packing, const GemmEpilogue&
         s += static_cast<double>(c.ta ? a[p * lda + i] : a[i * lda + p]) * (c.tb ? b[j * ldb + p] : b[p * ldb + j]);
       double v = c.alpha * s + (c.beta == 0.0f ? 0.0 : c.beta * expect[i * ldc + j]);
       if (ep.bias != nullptr) v += ep.bias_per_row ? ep.bias[i] : ep.bias[j];
+      if (ep.residual != nullptr) v += ep.residual[i * ldc + j];
       if (ep.activation == GemmActivation::kRelu) v = std::max(v, 0.0);
       if (ep.activation == GemmActivation::kClip) v = std::min(std::max(v, double{ep.clip_min}), double{ep.clip_max});
       expect[i * ldc + j] = v;
@@ -143,6 +144,24 @@ TEST_P(SgemmIsaTest, PrepackedOperands) {
   ep.bias = bias.data();
   ep.bias_per_row = true;
   check({150, 90, 80, false, false, 1.0f, 0.0f}, nullptr, Packing::kA, ep);
+}
+
+// The residual (laid out like C, ldc included) goes in with the bias and
+// before the activation, once, however many blocks of K there are: K = 300
+// spans two, and with beta = 1 C's old values count too.
+TEST_P(SgemmIsaTest, ResidualInEpilogue) {
+  const std::vector<float> residual = test_values(static_cast<size_t>(70 * (90 + 4)), 6);
+  const std::vector<float> bias = test_values(static_cast<size_t>(90), 7);
+  GemmEpilogue ep;
+  ep.residual = residual.data();
+  check({70, 90, 300, false, false, 1.0f, 0.0f}, nullptr, Packing::kNone, ep);
+  check({70, 90, 17, true, true, 0.5f, 1.0f}, nullptr, Packing::kB, ep);
+  ep.bias = bias.data();
+  ep.activation = GemmActivation::kRelu;
+  check({70, 90, 300, false, false, 1.0f, 0.0f}, nullptr, Packing::kA, ep);
+  ThreadPool pool(2);
+  check({70, 90, 300, false, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
+  check({70, 90, 0, false, false, 1.0f, 0.5f}, nullptr, Packing::kNone, ep);  // K == 0: bias and residual only
 }
 
 TEST_P(SgemmIsaTest, Threaded) {

@@ -299,8 +299,10 @@ void pack_b_panels_blocked(const float* B, int64_t bs, int64_t k0, int64_t kc, i
   }
 }
 
-float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& ep) {
+// `at`: the element's offset in C, which is also its offset in the residual.
+float apply_epilogue_scalar(float x, int64_t i, int64_t j, int64_t at, const GemmEpilogue& ep) {
   if (ep.bias != nullptr) x += ep.bias_per_row ? ep.bias[i] : ep.bias[j];
+  if (ep.residual != nullptr) x += ep.residual[at];
   if (ep.activation == GemmActivation::kRelu) {
     x = std::max(x, 0.0f);
   } else if (ep.activation == GemmActivation::kClip) {
@@ -316,8 +318,8 @@ float apply_epilogue_scalar(float x, int64_t i, int64_t j, const GemmEpilogue& e
 void scale_only(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   for (int64_t i = m0; i < m1; ++i) {
     for (int64_t j = n0; j < n1; ++j) {
-      float& c = g.ep.c_block_stride != 0 ? g.c[j / 16 * g.ep.c_block_stride + i * 16 + j % 16] : g.c[i * g.ldc + j];
-      c = apply_epilogue_scalar(g.beta == 0.0f ? 0.0f : g.beta * c, i, j, g.ep);
+      const int64_t at = g.ep.c_block_stride != 0 ? j / 16 * g.ep.c_block_stride + i * 16 + j % 16 : i * g.ldc + j;
+      g.c[at] = apply_epilogue_scalar(g.beta == 0.0f ? 0.0f : g.beta * g.c[at], i, j, at, g.ep);
     }
   }
   if (g.ep.block_done != nullptr) g.ep.block_done(g.ep.block_done_context, m0, m1 - m0, n0, n1 - n0);
@@ -394,8 +396,10 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
           for (int64_t ir = 0; ir < mc; ir += kMr) {
             t.mr = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
             t.a = a_row_stride != 0 ? ap + ir * a_row_stride : ap + ir * kc;
-            t.c = blocked_c ? g.c + (jc + jr) / 16 * g.ep.c_block_stride + (ic + ir) * 16 + (jc + jr) % 16
-                            : g.c + (ic + ir) * g.ldc + jc + jr;
+            const int64_t c_offset = blocked_c ? (jc + jr) / 16 * g.ep.c_block_stride + (ic + ir) * 16 + (jc + jr) % 16
+                                               : (ic + ir) * g.ldc + jc + jr;
+            t.c = g.c + c_offset;
+            t.residual = last && g.ep.residual != nullptr ? g.ep.residual + c_offset : nullptr;
             t.row_bias = last && g.ep.bias != nullptr && g.ep.bias_per_row ? g.ep.bias + ic + ir : nullptr;
             g.kernel(t);
             if (last && gelu) {
@@ -494,6 +498,7 @@ void scalar_tile(const MicroTile& t) {
       if (t.beta != 0.0f) x += t.beta * c[j];
       if (t.row_bias != nullptr) x += t.row_bias[i];
       if (t.col_bias != nullptr) x += t.col_bias[j];
+      if (t.residual != nullptr) x += t.residual[i * t.ldc + j];
       if (t.clamp) x = std::min(std::max(x, t.lo), t.hi);
       c[j] = x;
     }

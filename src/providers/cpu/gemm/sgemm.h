@@ -46,6 +46,11 @@ enum class GemmActivation : int { kNone = 0, kRelu = 1, kClip = 2, kGeluErf = 3,
 struct GemmEpilogue {
   const float* bias = nullptr;  // nullptr: no bias
   bool bias_per_row = false;    // false: bias[n] is added to column n; true: bias[m] to row m
+  // Added to C with the bias, before the activation: a tensor laid out
+  // exactly like C (same ldc or channel blocking), or nullptr. It must not
+  // be C itself: C is written before the last block of K reads it (a
+  // residual already in C is beta = 1 instead).
+  const float* residual = nullptr;
   GemmActivation activation = GemmActivation::kNone;
   float clip_min = 0.0f;  // kClip only
   float clip_max = 0.0f;

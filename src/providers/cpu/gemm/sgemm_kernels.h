@@ -18,7 +18,8 @@ inline constexpr int kNrAvx512 = 64;
 
 // One register tile: acc = A (mr x kc) * B_panel (kc x nr), then
 //   C = alpha * acc + beta * C (C not read when beta == 0)
-//       + row_bias[i] + col_bias[j], clamped to [lo, hi] when clamp is set.
+//       + row_bias[i] + col_bias[j] + residual, clamped to [lo, hi] when
+//   clamp is set.
 // B panels hold the variant's NR floats per k step, zero-padded, so the
 // kernel may read whole vectors past nr. A is either a packed panel (kMr
 // floats per k step; rows past mr are never read) or, when a_row_stride is
@@ -46,6 +47,7 @@ struct MicroTile {
   float beta;
   const float* row_bias;  // first row's bias, or nullptr
   const float* col_bias;  // first column's bias, or nullptr
+  const float* residual;  // laid out like c (ldc, c_step16), added with the bias; or nullptr
   bool clamp;
   float lo;
   float hi;

@@ -19,7 +19,7 @@ __attribute__((always_inline)) inline void k_step(const float* const (&a)[R], co
   }
 }
 
-// alpha, beta, biases and clamp, then the store of one finished tile. Vector
+// alpha, beta, biases, residual and clamp, then the store of one finished tile. Vector
 // v covers columns [v L, v L + L), which lie in block v L / 16 of 16 columns
 // (c_step16 floats apart in C) at offset v L % 16.
 template <class V, int R, int NV>
@@ -31,17 +31,21 @@ __attribute__((always_inline)) inline void store_tile(const MicroTile& t, typena
   const int tail = t.nr - L * (NV - 1);
 #pragma GCC unroll 8
   for (int i = 0; i < R; ++i) {
-    float* c = t.c + i * t.ldc;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const int n = v == NV - 1 ? tail : L;
-      float* cv = c + (v * L) / 16 * t.c_step16 + (v * L) % 16;
+      const int64_t offset = i * t.ldc + (v * L) / 16 * t.c_step16 + (v * L) % 16;
+      float* cv = t.c + offset;
       T x = V::mul(acc[i][v], alpha);
       if (t.beta != 0.0f) x = V::fmadd(beta, n == L ? V::load(cv) : V::load_n(cv, n), x);
       if (t.row_bias != nullptr) x = V::add(x, V::set1(t.row_bias[i]));
       if (t.col_bias != nullptr) {
         const float* bias = t.col_bias + v * L;
         x = V::add(x, n == L ? V::load(bias) : V::load_n(bias, n));
+      }
+      if (t.residual != nullptr) {
+        const float* z = t.residual + offset;
+        x = V::add(x, n == L ? V::load(z) : V::load_n(z, n));
       }
       if (t.clamp) x = V::min(V::max(x, lo), hi);
       if (n == L) {
