@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "providers/cpu/conv/winograd_transforms.h"
 #include "providers/kernel.h"
@@ -17,12 +19,15 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr auto align64 = KernelContext::scratch_align;
 
 // G g for one 3-vector (weight transform), in double: done once.
+// Multiplies by the reciprocals rather than dividing: a 512-channel layer
+// has 262144 filters, and the divisions were most of its creation time.
 inline void weight_1d(const double g[3], double u[6]) {
-  u[0] = g[0] / 4.0;
-  u[1] = -(g[0] + g[1] + g[2]) / 6.0;
-  u[2] = -(g[0] - g[1] + g[2]) / 6.0;
-  u[3] = g[0] / 24.0 + g[1] / 12.0 + g[2] / 6.0;
-  u[4] = g[0] / 24.0 - g[1] / 12.0 + g[2] / 6.0;
+  constexpr double k4 = 1.0 / 4.0, k6 = 1.0 / 6.0, k12 = 1.0 / 12.0, k24 = 1.0 / 24.0;
+  u[0] = g[0] * k4;
+  u[1] = -(g[0] + g[1] + g[2]) * k6;
+  u[2] = -(g[0] - g[1] + g[2]) * k6;
+  u[3] = g[0] * k24 + g[1] * k12 + g[2] * k6;
+  u[4] = g[0] * k24 - g[1] * k12 + g[2] * k6;
   u[5] = g[2];
 }
 
@@ -36,10 +41,15 @@ bool WinogradConv::worthwhile(int64_t C, int64_t M, int64_t H, int64_t W) {
 bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
   M_ = M;
   C_ = C;
-  // U[p][c][m] = (G g G^T)[p] for each (m, c).
-  std::vector<float> u(static_cast<size_t>(kPoints * M * C));
-  for (int64_t m = 0; m < M; ++m) {
-    for (int64_t c = 0; c < C; ++c) {
+  // U[p][c][m] = (G g G^T)[p] for each (m, c). One input channel at a time
+  // into `row` [36][M], then 36 contiguous copies: written straight into U,
+  // the 36 points' values land M * C floats apart, and creating a
+  // 512-channel layer took 88 ms instead of 62.
+  std::unique_ptr<float[]> u(new (std::nothrow) float[static_cast<size_t>(kPoints * M * C)]);
+  std::vector<float> row(static_cast<size_t>(kPoints * M));
+  if (u == nullptr) return false;
+  for (int64_t c = 0; c < C; ++c) {
+    for (int64_t m = 0; m < M; ++m) {
       const float* g = w + (m * C + c) * 9;
       double cols[3][6];  // G applied down each column of g
       for (int j = 0; j < 3; ++j) {
@@ -47,17 +57,19 @@ bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
         weight_1d(col, cols[j]);
       }
       for (int i = 0; i < 6; ++i) {
-        const double row[3] = {cols[0][i], cols[1][i], cols[2][i]};
+        const double r[3] = {cols[0][i], cols[1][i], cols[2][i]};
         double out[6];
-        weight_1d(row, out);
-        for (int j = 0; j < 6; ++j) u[static_cast<size_t>(((i * 6 + j) * C + c) * M + m)] = static_cast<float>(out[j]);
+        weight_1d(r, out);
+        for (int j = 0; j < 6; ++j) row[static_cast<size_t>((i * 6 + j) * M + m)] = static_cast<float>(out[j]);
       }
     }
+    for (int64_t p = 0; p < kPoints; ++p)
+      std::memcpy(u.get() + (p * C + c) * M, row.data() + p * M, static_cast<size_t>(M) * sizeof(float));
   }
   u_.clear();
   u_.reserve(kPoints);
   for (int64_t p = 0; p < kPoints; ++p) {
-    u_.push_back(pack_b(false, C, M, u.data() + p * M * C, M));
+    u_.push_back(pack_b(false, C, M, u.get() + p * M * C, M));
     if (u_.back().empty()) {
       u_.clear();
       return false;
