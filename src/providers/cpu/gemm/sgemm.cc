@@ -217,10 +217,11 @@ struct Problem {
   int64_t nr;
 };
 
-// Whether the micro-kernels read this unpacked A where it lies (row-major,
-// k contiguous) instead of a packed copy. A transposed A (k strided) is
-// packed: its copy is cheap, kMr contiguous floats per k step.
-bool reads_a_in_place(const Operand& a) { return a.packed == nullptr && a.block_stride == 0 && !a.trans && a.ld > 0; }
+// Whether each call packs A. A prepacked A is read from its panels, and a
+// row-major or channel-blocked one where it lies (k contiguous); only a
+// transposed A (k strided) is copied, which is cheap: kMr contiguous floats
+// per k step.
+bool packs_a(const Operand& a) { return a.packed == nullptr && a.block_stride == 0 && (a.trans || a.ld <= 0); }
 
 // dst: panels of kMr rows, k-major. Rows past the matrix are left as they
 // are: every micro-kernel is specialised on its tile's row count and reads
@@ -360,13 +361,13 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
           ap = g.a.p + pc / 16 * g.a.block_stride + ic * 16;  // pc is a multiple of kKc, hence of 16
           a_row_stride = 16;
           a_run_stride = g.a.block_stride;
-        } else if (reads_a_in_place(g.a)) {
-          ap = g.a.p + ic * g.a.ld + pc;
-          a_row_stride = g.a.ld;
-          a_run_stride = 16;
-        } else {
+        } else if (packs_a(g.a)) {
           pack_a_panels(g.a.p, g.a.ld, g.a.trans, ic, mc, pc, kc, abuf);
           ap = abuf;
+        } else {
+          ap = g.a.p + ic * g.a.ld + pc;  // row-major
+          a_row_stride = g.a.ld;
+          a_run_stride = 16;
         }
         MicroTile t;
         t.a_row_stride = a_row_stride;
@@ -421,8 +422,7 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
 void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
   if (g.M <= 0 || g.N <= 0) return;
   // An A read in place costs the tasks no packing either.
-  const Prepacked packed{g.a.packed != nullptr || g.a.block_stride != 0 || reads_a_in_place(g.a),
-                         g.b.packed != nullptr};
+  const Prepacked packed{!packs_a(g.a), g.b.packed != nullptr};
   const Plan plan = make_plan(g.M, g.N, g.K, pool != nullptr ? pool->num_threads() : 1, packed);
   const int64_t a_floats = a_buffer_floats(plan, g.K);
   const int64_t b_floats = b_buffer_floats(plan, g.K);
