@@ -164,6 +164,21 @@ TEST_P(SgemmIsaTest, ResidualInEpilogue) {
   check({70, 90, 0, false, false, 1.0f, 0.5f}, nullptr, Packing::kNone, ep);  // K == 0: bias and residual only
 }
 
+// A B packed row by row (packed_b_of + pack_b_row, as Winograd's weights
+// are) is byte for byte the one pack_b makes: K = 300 spans two blocks of
+// K, N = 70 ends inside a panel, whose padding must be zero.
+TEST_P(SgemmIsaTest, PackedRowByRowMatchesPackB) {
+  const int64_t k = 300, n = 70;
+  const std::vector<float> b = test_values(static_cast<size_t>(k * n), 8);
+  const PackedMatrix whole = pack_b(false, k, n, b.data(), n);
+  PackedMatrix rows = packed_b_of(k, n);
+  ASSERT_FALSE(rows.empty());
+  for (int64_t r = 0; r < k; ++r) pack_b_row(rows, r, b.data() + r * n);
+  ASSERT_EQ(rows.byte_size(), whole.byte_size());
+  EXPECT_EQ(rows.isa(), whole.isa());
+  EXPECT_TRUE(std::equal(rows.data(), rows.data() + rows.byte_size() / sizeof(float), whole.data()));
+}
+
 TEST_P(SgemmIsaTest, Threaded) {
   ThreadPool pool(3);
   check({300, 500, 200, false, false, 1.0f, 0.0f}, &pool, Packing::kNone);

@@ -1,9 +1,6 @@
 #include "providers/cpu/conv/winograd.h"
 
 #include <algorithm>
-#include <cstring>
-#include <memory>
-#include <new>
 
 #include "providers/cpu/conv/winograd_transforms.h"
 #include "providers/kernel.h"
@@ -41,13 +38,20 @@ bool WinogradConv::worthwhile(int64_t C, int64_t M, int64_t H, int64_t W) {
 bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
   M_ = M;
   C_ = C;
-  // U[p][c][m] = (G g G^T)[p] for each (m, c). One input channel at a time
-  // into `row` [36][M], then 36 contiguous copies: written straight into U,
-  // the 36 points' values land M * C floats apart, and creating a
-  // 512-channel layer took 88 ms instead of 62.
-  std::unique_ptr<float[]> u(new (std::nothrow) float[static_cast<size_t>(kPoints * M * C)]);
+  // U[p][c][m] = (G g G^T)[p] for each (m, c), one input channel at a time
+  // into `row` [36][M], each point's M values then put in place in its
+  // packed matrix (written straight into one [36][C][M] array, the points'
+  // values landed M * C floats apart, and a 512-channel layer took 88 ms).
+  u_.clear();
+  u_.reserve(kPoints);
+  for (int64_t p = 0; p < kPoints; ++p) {
+    u_.push_back(packed_b_of(C, M));
+    if (u_.back().empty()) {
+      u_.clear();
+      return false;
+    }
+  }
   std::vector<float> row(static_cast<size_t>(kPoints * M));
-  if (u == nullptr) return false;
   for (int64_t c = 0; c < C; ++c) {
     for (int64_t m = 0; m < M; ++m) {
       const float* g = w + (m * C + c) * 9;
@@ -63,17 +67,7 @@ bool WinogradConv::init(const float* w, int64_t M, int64_t C) {
         for (int j = 0; j < 6; ++j) row[static_cast<size_t>((i * 6 + j) * M + m)] = static_cast<float>(out[j]);
       }
     }
-    for (int64_t p = 0; p < kPoints; ++p)
-      std::memcpy(u.get() + (p * C + c) * M, row.data() + p * M, static_cast<size_t>(M) * sizeof(float));
-  }
-  u_.clear();
-  u_.reserve(kPoints);
-  for (int64_t p = 0; p < kPoints; ++p) {
-    u_.push_back(pack_b(false, C, M, u.get() + p * M * C, M));
-    if (u_.back().empty()) {
-      u_.clear();
-      return false;
-    }
+    for (int64_t p = 0; p < kPoints; ++p) pack_b_row(u_[static_cast<size_t>(p)], c, row.data() + p * M);
   }
   return true;
 }

@@ -590,11 +590,10 @@ PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t 
   return out;
 }
 
-PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb) {
+PackedMatrix packed_b_of(int64_t K, int64_t N) {
   PackedMatrix out;
   const GemmIsa isa = current_isa();
-  const int64_t nr = nr_of(isa);
-  const int64_t n_pad = round_up(std::max<int64_t>(N, 1), nr);
+  const int64_t n_pad = round_up(std::max<int64_t>(N, 1), nr_of(isa));
   const size_t floats = static_cast<size_t>(n_pad * std::max<int64_t>(K, 1));
   float* mem = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t(64), std::nothrow));
   if (mem == nullptr) return out;
@@ -603,11 +602,32 @@ PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t 
   out.rows_ = K;
   out.cols_ = N;
   out.isa_ = isa;
-  for (int64_t pc = 0; pc < K; pc += kKc) {
-    const int64_t kc = std::min(kKc, K - pc);
-    if (N > 0) pack_b_panels(B, ldb, trans_b, pc, kc, 0, N, nr, mem + pc * n_pad);
-  }
   return out;
+}
+
+PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb) {
+  PackedMatrix out = packed_b_of(K, N);
+  if (out.empty() || N <= 0) return out;
+  const int64_t nr = nr_of(out.isa());
+  const int64_t n_pad = round_up(N, nr);
+  for (int64_t pc = 0; pc < K; pc += kKc)
+    pack_b_panels(B, ldb, trans_b, pc, std::min(kKc, K - pc), 0, N, nr, out.data_.get() + pc * n_pad);
+  return out;
+}
+
+void pack_b_row(PackedMatrix& B, int64_t k, const float* row) {
+  const int64_t K = B.rows(), N = B.cols();
+  const int64_t nr = nr_of(B.isa());
+  const int64_t n_pad = round_up(std::max<int64_t>(N, 1), nr);
+  const int64_t pc = k / kKc * kKc;
+  const int64_t kc = std::min(kKc, K - pc);
+  // The row's k step in each panel of block pc (pack_b_panels' layout).
+  float* d = B.data_.get() + pc * n_pad + (k - pc) * nr;
+  for (int64_t jr = 0; jr < N; jr += nr) {
+    const int64_t n = std::min(nr, N - jr);
+    std::memcpy(d + jr * kc, row + jr, static_cast<size_t>(n) * sizeof(float));
+    if (n < nr) std::memset(d + jr * kc + n, 0, static_cast<size_t>(nr - n) * sizeof(float));
+  }
 }
 
 size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* pool) {

@@ -105,6 +105,8 @@ class PackedMatrix {
   };
   friend PackedMatrix pack_a(bool, int64_t, int64_t, const float*, int64_t);
   friend PackedMatrix pack_b(bool, int64_t, int64_t, const float*, int64_t);
+  friend PackedMatrix packed_b_of(int64_t, int64_t);
+  friend void pack_b_row(PackedMatrix&, int64_t, const float*);
   std::unique_ptr<float[], Free> data_;
   size_t floats_ = 0;
   int64_t rows_ = 0;
@@ -116,6 +118,13 @@ class PackedMatrix {
 // result means the allocation failed.
 PackedMatrix pack_a(bool trans_a, int64_t M, int64_t K, const float* A, int64_t lda);
 PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb);
+
+// For a B produced a row at a time (Winograd's transformed weights): an
+// unfilled packed K x N for the active variant, then each of its K rows
+// (N floats) put in place with pack_b_row. Together the same as pack_b,
+// without a whole unpacked copy of B in between.
+PackedMatrix packed_b_of(int64_t K, int64_t N);
+void pack_b_row(PackedMatrix& B, int64_t k, const float* row);
 
 // Bytes of workspace one call with these sizes needs when run on `pool`
 // (nullptr: the calling thread only). Enough for every variant and for the
