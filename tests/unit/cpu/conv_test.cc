@@ -301,10 +301,10 @@ TEST(ConvTest, ChannelBlockedHandOff) {
   // The 1x1 projection reads X from NCHW16c: maps under 128 positions (the
   // transposed product, packing A from blocks) and over (the plain one,
   // packing B from blocks), with bias, residual and activation, channels
-  // past one K block of 256.
+  // past one K block (two of 400).
   check_conv({.x = {2, 32, 7, 7}, .m = 24, .kernel = {1, 1}, .bias = true, .activation = "Relu", .threads = 2,
               .blocked_input = true, .residual = true});
-  check_conv({.x = {1, 320, 9, 9}, .m = 40, .kernel = {1, 1}, .bias = true, .threads = 3, .blocked_input = true});
+  check_conv({.x = {1, 800, 9, 9}, .m = 40, .kernel = {1, 1}, .bias = true, .threads = 3, .blocked_input = true});
   check_conv({.x = {2, 48, 14, 13}, .m = 20, .kernel = {1, 1}, .bias = true, .activation = "Clip",
               .activation_params = {-1.0f, 1.0f}, .threads = 2, .blocked_input = true, .residual = true});
   check_conv({.x = {1, 288, 12, 12}, .m = 16, .kernel = {1, 1}, .constant_w = false, .blocked_input = true});

@@ -94,7 +94,7 @@ TEST_P(SgemmIsaTest, OddSizesAllTransposes) {
   const int64_t sizes[] = {1, 3, 17, 65, 257};
   for (int64_t m : sizes)
     for (int64_t n : sizes)
-      for (int64_t k : {int64_t{1}, int64_t{17}, int64_t{300}})
+      for (int64_t k : {int64_t{1}, int64_t{17}, int64_t{1000}})  // 1000: two blocks of K
         for (int t = 0; t < 4; ++t) {
           if (m * n * k > 257 * 257 * 17 && t != 0) continue;  // keep the big ones to one layout
           check({m, n, k, (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f}, nullptr, Packing::kNone);
@@ -123,7 +123,7 @@ TEST_P(SgemmIsaTest, Epilogue) {
   row.bias = bias.data();
   row.bias_per_row = true;
   row.activation = GemmActivation::kRelu;
-  check({200, 67, 300, false, false, 1.0f, 1.0f}, nullptr, Packing::kNone, row);  // K spans two blocks
+  check({200, 67, 1000, false, false, 1.0f, 1.0f}, nullptr, Packing::kNone, row);  // K spans two blocks
   GemmEpilogue clip;
   clip.activation = GemmActivation::kClip;
   clip.clip_min = -0.5f;
@@ -147,28 +147,28 @@ TEST_P(SgemmIsaTest, PrepackedOperands) {
 }
 
 // The residual (laid out like C, ldc included) goes in with the bias and
-// before the activation, once, however many blocks of K there are: K = 300
+// before the activation, once, however many blocks of K there are: K = 1000
 // spans two, and with beta = 1 C's old values count too.
 TEST_P(SgemmIsaTest, ResidualInEpilogue) {
   const std::vector<float> residual = test_values(static_cast<size_t>(70 * (90 + 4)), 6);
   const std::vector<float> bias = test_values(static_cast<size_t>(90), 7);
   GemmEpilogue ep;
   ep.residual = residual.data();
-  check({70, 90, 300, false, false, 1.0f, 0.0f}, nullptr, Packing::kNone, ep);
+  check({70, 90, 1000, false, false, 1.0f, 0.0f}, nullptr, Packing::kNone, ep);
   check({70, 90, 17, true, true, 0.5f, 1.0f}, nullptr, Packing::kB, ep);
   ep.bias = bias.data();
   ep.activation = GemmActivation::kRelu;
-  check({70, 90, 300, false, false, 1.0f, 0.0f}, nullptr, Packing::kA, ep);
+  check({70, 90, 1000, false, false, 1.0f, 0.0f}, nullptr, Packing::kA, ep);
   ThreadPool pool(2);
-  check({70, 90, 300, false, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
+  check({70, 90, 1000, false, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
   check({70, 90, 0, false, false, 1.0f, 0.5f}, nullptr, Packing::kNone, ep);  // K == 0: bias and residual only
 }
 
 // A B packed row by row (packed_b_of + pack_b_row, as Winograd's weights
-// are) is byte for byte the one pack_b makes: K = 300 spans two blocks of
+// are) is byte for byte the one pack_b makes: K = 1000 spans two blocks of
 // K, N = 70 ends inside a panel, whose padding must be zero.
 TEST_P(SgemmIsaTest, PackedRowByRowMatchesPackB) {
-  const int64_t k = 300, n = 70;
+  const int64_t k = 1000, n = 70;
   const std::vector<float> b = test_values(static_cast<size_t>(k * n), 8);
   const PackedMatrix whole = pack_b(false, k, n, b.data(), n);
   PackedMatrix rows = packed_b_of(k, n);
@@ -199,7 +199,7 @@ TEST_P(SgemmIsaTest, ThreadedPrepackedBSplitInsidePanels) {
   ep.clip_max = 0.75f;
   for (int threads : {2, 3}) {
     ThreadPool pool(threads);
-    check({49, 160, 300, true, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
+    check({49, 160, 1000, true, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
     check({49, 960, 160, true, false, 1.0f, 0.0f}, &pool, Packing::kB, ep);
     check({13, 208, 70, false, true, 1.0f, 0.5f}, &pool, Packing::kB, ep);
   }
@@ -258,11 +258,11 @@ TEST_P(SgemmIsaTest, ChannelBlockedC) {
 }
 
 // A or B read channel-blocked (a conv input in NCHW16c): element (k, j) of
-// B at B[(k / 16) * stride + j * 16 + k % 16], likewise A's (i, k). K = 300
-// crosses a K block (256) and ends inside a block of 16; M and N end inside
+// B at B[(k / 16) * stride + j * 16 + k % 16], likewise A's (i, k). K = 1000
+// crosses a K block (two of 512) and ends inside a block of 16; M and N end inside
 // micro-tiles and panels.
 TEST_P(SgemmIsaTest, ChannelBlockedAOrB) {
-  const int64_t m = 29, n = 150, k = 300;
+  const int64_t m = 29, n = 150, k = 1000;
   const int64_t blocks = (k + 15) / 16;
   const int64_t a_stride = m * 16 + 5, b_stride = n * 16 + 3;
   const std::vector<float> a = test_values(static_cast<size_t>(m * k), 1);  // row-major m x k
@@ -314,7 +314,7 @@ INSTANTIATE_TEST_SUITE_P(Isa, SgemmIsaTest, ::testing::Values(GemmIsa::kScalar, 
 // each reported block is copied out at the time of the call and must then
 // already hold the final values.
 TEST(SgemmTest, BlockDoneReportsEachFinalBlockOnce) {
-  const int64_t M = 150, N = 200, K = 300;  // several row blocks, column panels and K blocks
+  const int64_t M = 150, N = 200, K = 1000;  // several row blocks, column panels and K blocks
   const std::vector<float> a = test_values(static_cast<size_t>(M * K), 1);
   const std::vector<float> b = test_values(static_cast<size_t>(K * N), 2);
   const std::vector<float> bias = test_values(static_cast<size_t>(N), 3);
