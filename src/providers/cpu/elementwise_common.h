@@ -220,17 +220,14 @@ SY_MATH_INLINE float erf_small(float a) {
   return a * 1.128379225730896f + (a * -5.8635382771399236e-08f + (a * u) * p);
 }
 
-// erfc(a * s) for a * s >= 0.85 (smaller arguments are clamped up, so
-// callers select), where s * s == s2 exactly (s = 1, or 1/sqrt 2 for GELU).
-// exp(-(a s)^2) is formed from a split in two, a = hi + lo with hi * hi
-// exact: (a s)^2 reaches 100, and rounding it, or a * s, to one float would
-// cost up to 100 * 2^-23 of relative accuracy.
-SY_MATH_INLINE float erfc_large_scaled(float a, float s, float s2) {
-  const float a_lo = 0.85f / s;
-  const float a_hi = 10.0f / s;
-  float ac = select(a < a_lo, a_lo, a);
-  ac = select(ac > a_hi, a_hi, ac);
-  const float t = 1.0f / (ac * s) - 0.6382352709770203f;
+// erfc(a) for a >= 0.85 (smaller arguments are clamped up, so callers
+// select). exp(-a^2) is formed from a split in two, a = hi + lo with hi * hi
+// exact: a^2 reaches 100, and rounding it to one float would cost up to
+// 100 * 2^-23 of relative accuracy.
+SY_MATH_INLINE float erfc_large(float a) {
+  float ac = select(a < 0.85f, 0.85f, a);
+  ac = select(ac > 10.0f, 10.0f, ac);
+  const float t = 1.0f / ac - 0.6382352709770203f;
   float p = 0.04387270659208298f;
   p = p * t + -0.023470139130949974f;
   p = p * t + -0.04250147566199303f;
@@ -248,24 +245,49 @@ SY_MATH_INLINE float erfc_large_scaled(float a, float s, float s2) {
   p = p * t + 0.31098252534866333f;
   const float hi = std::bit_cast<float>(std::bit_cast<uint32_t>(ac) & 0xFFFFF000u);
   const float lo = ac - hi;
-  const float r = fast_exp_sum(-(hi * hi) * s2, -(lo * (ac + hi)) * s2) * p;
-  return select(a > a_hi, 0.0f, r);
+  const float r = fast_exp_sum(-(hi * hi), -(lo * (ac + hi))) * p;
+  return select(a > 10.0f, 0.0f, r);
 }
 
 SY_MATH_INLINE float fast_erf(float x) {
   const float a = std::fabs(x);
-  const float y = select(a < 0.85f, erf_small(a), 1.0f - erfc_large_scaled(a, 1.0f, 1.0f));
+  const float y = select(a < 0.85f, erf_small(a), 1.0f - erfc_large(a));
   return std::copysign(y, x);  // NaN stays NaN: every branch above propagates it
 }
 
 // GELU, x * Phi(x) = x/2 * erfc(-x / sqrt 2), written through erfc so that
 // negative inputs keep their relative accuracy (1 + erf(x) cancels).
+// One region for every x, which costs 40 % less than fast_erf's two, both
+// evaluated (a transformer's GELU runs on every element of its widest
+// product): erfc(z) = exp(-z^2) * t * Q(t), t = 3 / (3 + z), Q a degree-9
+// polynomial fitted to erfc(z) exp(z^2) / t over z in [0, 10] (relative
+// error 2e-9; GELU's in float about 4e-7). exp(-z^2) = exp(-x^2 / 2) comes
+// from |x| = hi + lo with hi * hi exact, as in erfc_large. Past
+// z = 10, erfc is below the smallest float.
 SY_MATH_INLINE float fast_gelu(float x) {
   constexpr float kS = 0.70710678118654752f;
+  constexpr float kMaxA = 14.1421356f;  // |x| at z = 10
   const float ax = std::fabs(x);
-  const float a = ax * kS;
-  const float erfc = select(a < 0.85f, 1.0f - erf_small(a), erfc_large_scaled(ax, kS, 0.5f));
-  return select(x >= 0.0f, x * (1.0f - 0.5f * erfc), 0.5f * x * erfc);
+  const float a = select(ax > kMaxA, kMaxA, ax);  // NaN stays NaN
+  const float t = 3.0f / (3.0f + a * kS);
+  float q = 0.05573626980185509f;
+  q = q * t + -0.2922498285770416f;
+  q = q * t + 0.5359684228897095f;
+  q = q * t + -0.4415093958377838f;
+  q = q * t + 0.4038059413433075f;
+  q = q * t + -0.002097755903378129f;
+  q = q * t + 0.19221614301204681f;
+  q = q * t + 0.1714053452014923f;
+  q = q * t + 0.18868933618068695f;
+  q = q * t + 0.1880355328321457f;
+  const float hi = std::bit_cast<float>(std::bit_cast<uint32_t>(a) & 0xFFFFF000u);
+  const float lo = a - hi;
+  const float e = fast_exp_sum(-(hi * hi) * 0.5f, -(lo * (a + hi)) * 0.5f);
+  const float h = select(ax > kMaxA, 0.0f, 0.5f * t * q * e);  // erfc(|x| / sqrt 2) / 2
+  // x * Phi(x): x (1 - h) above 0, x h below; x or -0 where h underflows
+  // (x * h would be NaN at +-inf).
+  const float r = select(x >= 0.0f, x - x * h, x * h);
+  return select(h == 0.0f, select(x >= 0.0f, x, -0.0f), r);
 }
 
 // tanh(x) to about 3 ulp: a 13/6 rational on x clamped to +-7.9, and
