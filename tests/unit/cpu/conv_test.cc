@@ -260,7 +260,8 @@ TEST(ConvTest, FewPositionsTransposedProductThreaded) {
   // block (16x16 transposes and the ragged edges), on several threads.
   check_conv({.x = {2, 40, 7, 7}, .m = 96, .kernel = {1, 1}, .bias = true, .activation = "Clip",
               .activation_params = {-0.5f, 1.0f}, .threads = 2});
-  check_conv({.x = {1, 35, 9, 9}, .m = 150, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+  // 3x2, not 3x3: a 3x3 stride-1 Conv over 7x7 and up takes Winograd.
+  check_conv({.x = {1, 35, 9, 9}, .m = 150, .kernel = {3, 2}, .pads = {1, 1, 1, 0}, .bias = true,
               .activation = "Relu", .threads = 3});
   check_conv({.x = {1, 300, 5, 5}, .m = 17, .kernel = {1, 1}, .threads = 2});
 }
@@ -428,6 +429,9 @@ TEST(ConvTest, WinogradMatchesTheDirectConvolution) {
               .tolerance_of_max = true});
   check_conv({.x = {1, 64, 28, 28}, .m = 32, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2,
               .tolerance_of_max = true});
+  // The smallest map it takes, ResNet's last stage: 2 x 2 tiles of 4 for 7 x 7.
+  check_conv({.x = {2, 32, 7, 7}, .m = 48, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Relu", .threads = 2, .tolerance_of_max = true});
 }
 
 }  // namespace
