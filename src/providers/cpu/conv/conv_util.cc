@@ -50,7 +50,8 @@ void im2col_2d(const float* x, int64_t channels, const WindowGeometry& g, int64_
           const float* xrow = xc + ih * W;
           const int64_t a = std::clamp(lo, ow, ow + n);
           const int64_t b = std::clamp(hi, a, ow + n);
-          std::fill(dst, dst + (a - ow), 0.0f);
+          // Most segments have no padding: no fill calls there.
+          if (a > ow) std::fill(dst, dst + (a - ow), 0.0f);
           if (sw == 1) {
             std::copy(xrow + a + col_off, xrow + b + col_off, dst + (a - ow));
           } else if (sw == 2) {
@@ -63,7 +64,7 @@ void im2col_2d(const float* x, int64_t channels, const WindowGeometry& g, int64_
           } else {
             for (int64_t o = a; o < b; ++o) dst[o - ow] = xrow[o * sw + col_off];
           }
-          std::fill(dst + (b - ow), dst + n, 0.0f);
+          if (b < ow + n) std::fill(dst + (b - ow), dst + n, 0.0f);
         }
         dst += n;
         p += n;
