@@ -114,8 +114,7 @@ struct Prepacked {
 
 // The time of one task of `rows` x `cols`, in multiply-adds per step of K.
 // A micro-tile of few rows is load-bound and costs about as much as one of
-// 3 rows;
-// columns go in whole vectors, and a micro-tile of one vector (the
+// 3 rows; columns go in whole vectors, and a micro-tile of one vector (the
 // leftover of a split) costs about as much as one of two, being bound by
 // its loads too; packing copies its rows of A and columns of B once, about
 // 2 multiply-adds per element (measured on Zen 4, packing a 3136 x 256 B
