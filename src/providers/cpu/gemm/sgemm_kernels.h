@@ -51,6 +51,12 @@ struct MicroTile {
   bool clamp;
   float lo;
   float hi;
+  // Where the kernel prefetches into L1 while it runs, or nullptr: the next
+  // panel of a prepacked B, which the driver spreads over the tiles before
+  // that panel's first (sgemm.cc, next_panel_prefetch). prefetch_rate lines
+  // (1 or 2) per 4 k steps, from prefetch onwards.
+  const float* prefetch;
+  int prefetch_rate;
 };
 
 using MicroKernel = void (*)(const MicroTile& t);

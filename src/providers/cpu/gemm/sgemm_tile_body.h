@@ -57,6 +57,15 @@ __attribute__((always_inline)) inline void store_tile(const MicroTile& t, typena
   }
 }
 
+// The prefetch_rate lines of group g (one group per 4 k steps) of the
+// region the tile prefetches (sgemm_kernels.h); 64-byte lines, 16 floats.
+__attribute__((always_inline)) inline void prefetch_lines(const MicroTile& t, int64_t g) {
+  if (t.prefetch == nullptr) return;
+  const float* p = t.prefetch + g * t.prefetch_rate * 16;
+  __builtin_prefetch(p, 0, 3);
+  if (t.prefetch_rate > 1) __builtin_prefetch(p + 16, 0, 3);
+}
+
 // B panels hold kNr = NV_max * L floats per k step.
 template <class V, int R, int NV, int64_t kNr>
 void tile(const MicroTile& t) {
@@ -72,6 +81,7 @@ void tile(const MicroTile& t) {
     const float* a = t.a;
 #pragma GCC unroll 4
     for (int64_t k = 0; k < t.kc; ++k) {
+      if ((k & 3) == 0) prefetch_lines(t, k / 4);
       const float* rows[R];
 #pragma GCC unroll 8
       for (int i = 0; i < R; ++i) rows[i] = a + i;
@@ -86,6 +96,8 @@ void tile(const MicroTile& t) {
     for (int i = 0; i < R; ++i) rows[i] = t.a + i * t.a_row_stride;
     for (int64_t k0 = 0; k0 < t.kc; k0 += 16) {
       const int64_t n = t.kc - k0 < 16 ? t.kc - k0 : 16;
+#pragma GCC unroll 4
+      for (int64_t q = 0; q < 4; ++q) prefetch_lines(t, k0 / 4 + q);
 #pragma GCC unroll 4
       for (int64_t k = 0; k < n; ++k) {
         const float* at[R];
