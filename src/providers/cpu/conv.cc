@@ -23,16 +23,17 @@
 // under 80% of its 64 columns; each block of Y^T is transposed into place
 // (simd/transpose_store.h) as soon as the GEMM has it.
 //
-// A Conv marked sy_output_layout = NCHW16c (conv/blocked_layout.h: a 1x1
-// expansion whose only reader is a depthwise Conv) always runs the
-// transposed product, and its GEMM stores Y^T straight into 16-channel
-// blocks; the depthwise Conv marked sy_input_layout = NCHW16c copies rows
-// of those blocks instead of transposing NCHW. A depthwise Conv marked
-// sy_output_layout stores its blocks as it computes them, and the 1x1 Conv
-// reading them (sy_input_layout) runs the transposed product too: its GEMM
-// reads X^T from the blocks in place, and only Y^T, a projection's few
-// output channels, is transposed (MobileNetV2 1 % faster at 1 and 2
-// threads than transposing X while packing it).
+// Channel-blocked tensors (NCHW16c, conv/blocked_layout.h), set up by the
+// optimizer's conv_blocked_layout pass over whole chains of Convs (ResNet's
+// and MobileNetV2's bodies): sy_input_layout, sy_output_layout and
+// sy_residual_layout say which of X, Y and the residual are blocked.
+// Depthwise and Winograd fill their channel blocks by row copies from a
+// blocked X and store blocked Y rows as they are. Every other group-1
+// Conv with a blocked side runs the transposed product: a 1x1 one reads
+// X^T from the blocks in place (no packing), others go back to NCHW for
+// im2col; its GEMM stores Y^T straight into blocks, with the blocked
+// residual added on the way. A blocked region's last Conv (NCHW Y,
+// blocked residual) builds Y blocked in scratch, then transposes it.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -132,7 +133,7 @@ class ConvKernel final : public Kernel {
     // The transposed product's rows of channels per position are what a
     // blocked output is made of, and what a blocked input is read as,
     // whatever the map's size.
-    if (group_ == 1 && (blocked_output_ || blocked_input_ || few_output_positions(ctx, ws))) {
+    if (group_ == 1 && (blocked_output_ || blocked_input_ || residual_blocked_ || few_output_positions(ctx, ws))) {
       packed_wt_ = pack_b(true, k, m, w->data<float>(), k);
       if (packed_wt_.empty()) {
         status = Status(StatusCode::kOutOfMemory, ctx.node().describe() + ": cannot allocate packed weights");
@@ -218,11 +219,14 @@ class ConvKernel final : public Kernel {
     // follow in one pass. The plain GEMM path below adds it in its epilogue
     // instead.
     const bool depthwise = g.rank == 2 && group_ == C && M == C;
-    if (blocked_input_ && !((depthwise || (group_ == 1 && pointwise)) && C % kLayoutBlock == 0))
+    // Blocked sides run on the paths that read and write them: depthwise,
+    // Winograd and the transposed product (set up at creation for them).
+    const bool blocked_path = depthwise || winograd_ != nullptr || !packed_wt_.empty();
+    if (blocked_input_ && !((blocked_path || (group_ == 1 && pointwise)) && g.rank == 2 && C % kLayoutBlock == 0))
       return kernel_error(ctx, std::string(kInputLayoutAttr) + " " + kNchw16c +
-                                   " is for a 2-D depthwise or a 1x1 group-1 Conv over whole blocks of " +
-                                   std::to_string(kLayoutBlock) + " channels; X is " + xs.to_string());
-    if (blocked_output_ && !(depthwise || !packed_wt_.empty()))
+                                   " is for a 2-D Conv over whole blocks of " + std::to_string(kLayoutBlock) +
+                                   " channels, depthwise or group 1 with a constant W; X is " + xs.to_string());
+    if (blocked_output_ && !(blocked_path && g.rank == 2))
       return kernel_error(ctx, std::string(kOutputLayoutAttr) + " " + kNchw16c +
                                    " does not fit this Conv's X " + xs.to_string());
     if (!packed_wt_.empty()) {
@@ -248,11 +252,15 @@ class ConvKernel final : public Kernel {
         SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(ws_bytes));
         for (int64_t n = 0; n < N; ++n)
           winograd_->run(xd + n * C * in_size, g.in[0], g.in[1], yd + n * M * out_size, g.out[0], g.out[1],
-                         g.pad_begin[0], g.pad_begin[1], ep, scratch, pool);
+                         g.pad_begin[0], g.pad_begin[1], ep, scratch, pool, blocked_input_, blocked_output_);
       } else {
         SY_RETURN_IF_ERROR(run_depthwise(ctx, xd, wd, yd, N, C, g, ep));
       }
-      if (z != nullptr) add_residual(yd, z->data<float>(), y->num_elements(), activation_, pool);
+      if (z != nullptr && residual_blocked_ && !blocked_output_) {
+        add_blocked_residual(yd, z->data<float>(), N, M, out_size, activation_, pool);
+      } else if (z != nullptr) {
+        add_residual(yd, z->data<float>(), y->num_elements(), activation_, pool);
+      }
       return ok_status();
     }
 
@@ -348,11 +356,15 @@ class ConvKernel final : public Kernel {
     // A blocked output is stored by the GEMM itself, with its bias and clamp.
     const size_t yt_bytes =
         blocked_output_ ? 0 : KernelContext::scratch_align(static_cast<size_t>(out_size * M) * sizeof(float));
+    // A blocked X that im2col reads goes back to NCHW first (one image).
+    const bool unblock_x = blocked_input_ && !pointwise;
+    const size_t x_bytes = unblock_x ? KernelContext::scratch_align(static_cast<size_t>(C * in_size) * sizeof(float)) : 0;
     const size_t gemm_ws = std::max(sgemm_workspace_size(out_size, M, K, &pool), size_t{64});
-    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + yt_bytes + gemm_ws));
+    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + yt_bytes + x_bytes + gemm_ws));
     float* col = static_cast<float*>(scratch);
     float* yt = reinterpret_cast<float*>(static_cast<char*>(scratch) + col_bytes);
-    void* ws_gemm = static_cast<char*>(scratch) + col_bytes + yt_bytes;
+    float* x_nchw = reinterpret_cast<float*>(static_cast<char*>(scratch) + col_bytes + yt_bytes);
+    void* ws_gemm = static_cast<char*>(scratch) + col_bytes + yt_bytes + x_bytes;
     struct Store {
       TransposeStoreArgs args;  // the whole of Y^T -> Y for this image
       static void block(void* self, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
@@ -372,7 +384,7 @@ class ConvKernel final : public Kernel {
     GemmEpilogue ep;  // bias only: the residual and activation follow it in the store
     ep.bias = bias;
     ep.bias_per_row = false;  // Y^T's columns are the output channels
-    if (blocked_input_) ep.a_block_stride = in_size * kLayoutBlock;  // pointwise: X^T read from NCHW16c
+    if (blocked_input_ && pointwise) ep.a_block_stride = in_size * kLayoutBlock;  // X^T read from NCHW16c
     ep.block_done = &Store::block;
     ep.block_done_context = &store;
     GemmEpilogue blocked = activation_;
@@ -382,13 +394,30 @@ class ConvKernel final : public Kernel {
     for (int64_t n = 0; n < N; ++n) {
       const float* xn = xd + n * C * in_size;
       const float* a = xn;
+      if (unblock_x) {
+        unblock_channels(xn, C, in_size, x_nchw, pool);
+        xn = x_nchw;
+      }
       if (!pointwise) {
         im2col(xn, C, g, 0, out_size, col, out_size, &pool);
         a = col;
       }
       if (blocked_output_) {
-        sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, 0.0f, yd + n * M * out_size, 0, &pool,
-                       ws_gemm, blocked);
+        // The residual, blocked like Y, goes in with the bias; one computed
+        // in place (z is Y's buffer) is accumulated onto instead.
+        float* yn = yd + n * M * out_size;
+        const float* zn = zd != nullptr ? zd + n * M * out_size : nullptr;
+        blocked.residual = zn != yn ? zn : nullptr;
+        sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, zn == yn && zn != nullptr ? 1.0f : 0.0f,
+                       yn, 0, &pool, ws_gemm, blocked);
+        continue;
+      }
+      if (residual_blocked_ && zd != nullptr) {
+        // Y leaves the blocked region but its residual is blocked: Y blocked
+        // into the scratch first, then to NCHW (a region's last Conv only).
+        blocked.residual = zd + n * M * out_size;
+        sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, 0.0f, yt, 0, &pool, ws_gemm, blocked);
+        unblock_channels(yt, M, out_size, yd + n * M * out_size, pool);
         continue;
       }
       store.args.dst = yd + n * M * out_size;
@@ -442,6 +471,37 @@ class ConvKernel final : public Kernel {
     return ok_status();
   }
 
+  // y = act(y + z) for y in NCHW and z in NCHW16c: a blocked region's last
+  // Conv, when Winograd or the depthwise kernel stored y.
+  static void add_blocked_residual(float* y, const float* z, int64_t N, int64_t M, int64_t positions,
+                                   const GemmEpilogue& act, ThreadPool& pool) {
+    pool.parallel_for(N * M, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t nc = c0; nc < c1; ++nc) {
+        const int64_t n = nc / M, c = nc % M;
+        float* yc = y + nc * positions;
+        const float* zc = z + (n * M + c / kLayoutBlock * kLayoutBlock) * positions + c % kLayoutBlock;
+        for (int64_t p = 0; p < positions; ++p) yc[p] += zc[p * kLayoutBlock];
+        apply_activation(yc, positions, act);
+      }
+    });
+  }
+
+  // One image's C channels of `positions` each from NCHW16c to NCHW.
+  static void unblock_channels(const float* x, int64_t C, int64_t positions, float* dst, ThreadPool& pool) {
+    pool.parallel_for(C / kLayoutBlock, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        TransposeStoreArgs t;
+        t.src = x + b * positions * kLayoutBlock;
+        t.ld_src = kLayoutBlock;
+        t.rows = positions;
+        t.cols = kLayoutBlock;
+        t.dst = dst + b * kLayoutBlock * positions;
+        t.ld_dst = positions;
+        transpose_store_f32(t);
+      }
+    });
+  }
+
   // y = act(y + z) over n floats, for the paths that store Y without the
   // residual.
   static void add_residual(float* y, const float* z, int64_t n, const GemmEpilogue& act, ThreadPool& pool) {
@@ -463,13 +523,18 @@ class ConvKernel final : public Kernel {
   Status read_layouts(const KernelCreateContext& ctx) {
     SY_ASSIGN_OR_RETURN(blocked_output_, read_layout(ctx, kOutputLayoutAttr));
     SY_ASSIGN_OR_RETURN(blocked_input_, read_layout(ctx, kInputLayoutAttr));
-    if (blocked_output_ && residual_) return ctx.error(std::string(kOutputLayoutAttr) + " is for a Conv without a residual");
+    SY_ASSIGN_OR_RETURN(residual_blocked_, read_layout(ctx, kResidualLayoutAttr));
+    if (residual_blocked_ && !residual_) return ctx.error(std::string(kResidualLayoutAttr) + " is set but there is no residual");
+    if (residual_ && blocked_output_ && !residual_blocked_)
+      return ctx.error(std::string(kOutputLayoutAttr) + " needs the residual in " + kNchw16c + " too (" +
+                       kResidualLayoutAttr + ")");
     return ok_status();
   }
 
   bool residual_ = false;               // sy_residual: input 3 is added before the activation
   bool blocked_output_ = false;         // Y is written in NCHW16c
-  bool blocked_input_ = false;          // X arrives in NCHW16c (depthwise only)
+  bool residual_blocked_ = false;       // the residual arrives in NCHW16c (always, when Y is blocked)
+  bool blocked_input_ = false;          // X arrives in NCHW16c
   std::vector<PackedMatrix> packed_w_;  // one per group
   PackedMatrix packed_wt_;              // W^T [K x M] for the transposed product
   std::vector<float> packed_dw_;        // depthwise W, channel-interleaved

@@ -333,12 +333,12 @@ TEST(ConvTest, ChannelBlockedLayoutMisuseIsAnError) {
   const std::string blocked = "NCHW16c";
   // Output channels not in whole blocks of 16.
   expect_error_naming(conv_node({1, 4, 5, 5}, {24, 4, 1, 1}).attr("sy_output_layout", blocked), "sy_output_layout");
-  // A blocked input on a Conv that is neither depthwise nor 1x1 unpadded.
-  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 3, 3}).attr("sy_input_layout", blocked), "depthwise");
-  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 1, 1})
-                          .attr("pads", std::vector<int64_t>{1, 1, 1, 1})
-                          .attr("sy_input_layout", blocked),
-                      "1x1");
+  // A blocked input on a grouped Conv that is not depthwise.
+  expect_error_naming(
+      conv_node({1, 32, 5, 5}, {32, 16, 3, 3}).attr("group", int64_t{2}).attr("sy_input_layout", blocked),
+      "depthwise");
+  // A blocked residual on a Conv without one.
+  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 1, 1}).attr("sy_residual_layout", blocked), "no residual");
   // Input channels not in whole blocks.
   expect_error_naming(conv_node({1, 24, 5, 5}, {16, 24, 1, 1}).attr("sy_input_layout", blocked), "whole blocks");
   // A blocked output on a grouped Conv that is not depthwise.

@@ -1,6 +1,8 @@
-// The channel-blocked hand-offs around a depthwise Conv
-// (optimizer/conv_blocked_layout.cc): 1x1 expansion -> depthwise and
-// depthwise -> 1x1 projection. Which pairs the pass marks, that a marked
+// The channel-blocked hand-offs between Convs
+// (optimizer/conv_blocked_layout.cc), on MobileNet-like blocks: 1x1
+// expansion -> depthwise and depthwise -> projection; the ResNet-like
+// chains with residuals are in conv_blocked_chain_test.cc. Which tensors
+// the pass blocks, that a marked
 // model computes what the unmarked one does (maps under and over 128
 // positions, stride 1 and 2, with the expansion's Clip and the
 // projection's residual Add fused), and that a saved optimized model keeps
@@ -115,9 +117,19 @@ TEST(ConvBlockedLayoutTest, OnlyCpuOnlyWholeBlocksOfA1x1IntoADepthwise) {
   Block grouped;
   grouped.consumer_group = 2;  // a grouped, not depthwise, consumer
   EXPECT_EQ(marked(grouped), 0);
+}
+
+TEST(ConvBlockedLayoutTest, ASpatialProducerWritesBlockedUnlessItIsAnImageStem) {
+  // 16 channels, 3x3: the transposed product, which stores blocks.
   Block spatial;
-  spatial.expand_kernel = 3;  // the producer is not 1x1
-  EXPECT_EQ(marked(spatial), 0);
+  spatial.expand_kernel = 3;
+  EXPECT_EQ(marked(spatial), 1);
+  std::vector<int64_t> ys;
+  expect_same_outputs(block_model(spatial, &ys), {{"x", sample_tensor({1, 16, 9, 9}, 11, 2.0f)}});
+  // 4 channels, 3x3: the direct kernel, which writes NCHW only.
+  Block stem = spatial;
+  stem.in_channels = 4;
+  EXPECT_EQ(marked(stem), 0);
 }
 
 TEST(ConvBlockedLayoutTest, DepthwiseAndProjectionAreMarkedAndAgree) {
@@ -148,20 +160,23 @@ TEST(ConvBlockedLayoutTest, DepthwiseAndProjectionAreMarkedAndAgree) {
   }
 }
 
-TEST(ConvBlockedLayoutTest, OnlyAnUnpaddedStrideOneProjectionReadsBlocked) {
+TEST(ConvBlockedLayoutTest, PaddedAndStridedProjectionsReadBlockedAGraphOutputStaysNchw) {
   const Block base{.in_channels = 16, .channels = 32, .size = 9, .project = 16};
   ASSERT_EQ(marked(base), 2);
+  // Padded or strided, the projection reads its blocked X back into NCHW
+  // for im2col.
   Block padded = base;
   padded.project_pad = 1;
-  EXPECT_EQ(marked(padded), 1);  // the expansion -> depthwise pair only
+  EXPECT_EQ(marked(padded), 2);
   Block strided = base;
   strided.project_stride = 2;
-  EXPECT_EQ(marked(strided), 1);
+  EXPECT_EQ(marked(strided), 2);
   Block shared = base;
-  shared.depthwise_is_output = true;  // someone else reads the depthwise's output
+  shared.depthwise_is_output = true;  // a graph output: the depthwise's stays NCHW
   EXPECT_EQ(marked(shared), 1);
   std::vector<int64_t> ys;
   expect_same_outputs(block_model(padded, &ys), {{"x", sample_tensor({1, 16, 9, 9}, 9, 2.0f)}});
+  expect_same_outputs(block_model(strided, &ys), {{"x", sample_tensor({1, 16, 9, 9}, 10, 2.0f)}});
 }
 
 TEST(ConvBlockedLayoutTest, SavedOptimizedModelKeepsTheLayout) {

@@ -113,7 +113,8 @@ size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool* po
 }
 
 void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top,
-                       int64_t pad_left, const GemmEpilogue& ep, void* workspace, ThreadPool& pool) const {
+                       int64_t pad_left, const GemmEpilogue& ep, void* workspace, ThreadPool& pool, bool x_blocked,
+                       bool y_blocked) const {
   const int64_t C = C_, M = M_;
   const Layout lay(C, M, OH, OW, gemm_workspace(ceil_div(OH, kTile) * ceil_div(OW, kTile)));
   const int64_t tiles = lay.tiles;
@@ -132,6 +133,7 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   // 1. Input: V[p][t][c] = (B^T d B)[p] for each tile t of channel c.
   WinogradInputArgs in;
   in.x = x;
+  in.x_blocked = x_blocked;
   in.C = C;
   in.H = H;
   in.W = W;
@@ -172,6 +174,7 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   out.OW = OW;
   out.staging = staging;
   out.y = y;
+  out.y_blocked = y_blocked;
   out.bias = ep.bias;
   out.clamp = activation_clamp(ep, &out.lo, &out.hi);
   pool.parallel_for(ceil_div(M, lanes), 1, [&](int64_t b0, int64_t b1) {

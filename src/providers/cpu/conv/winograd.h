@@ -42,9 +42,12 @@ class WinogradConv {
   size_t workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const;
 
   // One image: x [C, H, W] -> y [M, OH, OW], with pads (top, left) and the
-  // epilogue's per-channel bias and activation.
+  // epilogue's per-channel bias and activation. x_blocked / y_blocked: that
+  // side is in NCHW16c instead (conv/blocked_layout.h; C or M a multiple
+  // of 16).
   void run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top, int64_t pad_left,
-           const GemmEpilogue& ep, void* workspace, ThreadPool& pool) const;
+           const GemmEpilogue& ep, void* workspace, ThreadPool& pool, bool x_blocked = false,
+           bool y_blocked = false) const;
 
  private:
   struct Layout;

@@ -7,6 +7,8 @@
 //     B^T d B then goes to V[point][tile][channel];
 //   - output: A^T P A, bias and activation for a block of output channels,
 //     written interleaved and transposed back to NCHW.
+// Either side may instead be channel-blocked (conv/blocked_layout.h): the
+// plane is then filled, and Y written, by plain row copies.
 // The body is written once (winograd_transforms_body.h) against a small
 // vector policy and compiled per ISA; the best the CPU runs is picked once.
 #pragma once
@@ -19,7 +21,8 @@ namespace sy::cpu {
 int winograd_lanes();
 
 struct WinogradInputArgs {
-  const float* x = nullptr;  // [C][H][W]
+  const float* x = nullptr;  // [C][H][W], or NCHW16c when x_blocked (C a multiple of 16)
+  bool x_blocked = false;
   int64_t C = 0, H = 0, W = 0;
   int64_t pad_top = 0, pad_left = 0;
   int64_t block_begin = 0, block_end = 0;  // channel blocks to do
@@ -41,7 +44,8 @@ struct WinogradOutputArgs {
   int64_t tiles_x = 0, tiles = 0;
   int64_t OH = 0, OW = 0;
   float* staging = nullptr;  // block b at staging + b * (4 tiles_y) * (4 tiles_x) * lanes
-  float* y = nullptr;        // [M][OH][OW]
+  float* y = nullptr;        // [M][OH][OW], or NCHW16c when y_blocked (M a multiple of 16)
+  bool y_blocked = false;
   const float* bias = nullptr;
   bool clamp = false;  // apply [lo, hi] (Relu is lo = 0, hi = +inf)
   float lo = 0.0f, hi = 0.0f;

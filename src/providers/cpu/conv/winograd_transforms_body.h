@@ -39,8 +39,13 @@ void input_transform(const WinogradInputArgs& a) {
   const int64_t pw = a.plane_width;
   for (int64_t b = a.block_begin; b < a.block_end; ++b) {
     float* plane = a.planes + b * a.plane_height * pw * L;
-    simd::interleave_channels<V>(a.x, a.C, a.H, a.W, b * L, -a.pad_top, a.plane_height, a.pad_left, a.plane_width,
-                                 plane);
+    if (a.x_blocked) {
+      simd::interleave_blocked_channels<V>(a.x, a.H, a.W, b * L, -a.pad_top, a.plane_height, a.pad_left,
+                                           a.plane_width, plane);
+    } else {
+      simd::interleave_channels<V>(a.x, a.C, a.H, a.W, b * L, -a.pad_top, a.plane_height, a.pad_left, a.plane_width,
+                                   plane);
+    }
     for (int64_t t = 0; t < a.tiles; ++t) {
       const float* patch = plane + ((t / a.tiles_x) * 4 * pw + (t % a.tiles_x) * 4) * L;
       T cols[6][6];  // B^T d, column j in cols[j]
@@ -95,6 +100,16 @@ void output_transform(const WinogradOutputArgs& a) {
           V::store(dst + (i * sw + j) * L, val);
         }
       }
+    }
+    if (a.y_blocked) {
+      // Staging [oy][ox][lane] to rows of the 16-channel block holding m0.
+      float* block = a.y + m0 / 16 * plane * 16 + m0 % 16;
+      for (int64_t oy = 0; oy < a.OH; ++oy) {
+        const float* src = staging + oy * sw * L;
+        float* dst = block + oy * a.OW * 16;
+        for (int64_t ox = 0; ox < a.OW; ++ox) V::store(dst + ox * 16, V::load(src + ox * L));
+      }
+      continue;
     }
     // Staging [oy][ox][lane] back to y[m][oy][ox].
     const bool full = m0 + L <= a.M;
