@@ -134,7 +134,19 @@ class ConvKernel final : public Kernel {
     // blocked output is made of, and what a blocked input is read as,
     // whatever the map's size.
     if (group_ == 1 && (blocked_output_ || blocked_input_ || residual_blocked_ || few_output_positions(ctx, ws))) {
-      packed_wt_ = pack_b(true, k, m, w->data<float>(), k);
+      // A blocked X is read through im2row_blocked, whose k runs tap by tap,
+      // each tap over the channels: W^T in that order (the same for 1x1).
+      const int64_t taps = k / ws[1];
+      std::vector<float> taps_major;
+      if (blocked_input_ && taps > 1) {
+        taps_major.resize(static_cast<size_t>(m * k));
+        const float* wd = w->data<float>();
+        for (int64_t o = 0; o < m; ++o)
+          for (int64_t c = 0; c < ws[1]; ++c)
+            for (int64_t t = 0; t < taps; ++t)
+              taps_major[static_cast<size_t>(o * k + t * ws[1] + c)] = wd[o * k + c * taps + t];
+      }
+      packed_wt_ = pack_b(true, k, m, taps_major.empty() ? w->data<float>() : taps_major.data(), k);
       if (packed_wt_.empty()) {
         status = Status(StatusCode::kOutOfMemory, ctx.node().describe() + ": cannot allocate packed weights");
         return;
@@ -356,15 +368,11 @@ class ConvKernel final : public Kernel {
     // A blocked output is stored by the GEMM itself, with its bias and clamp.
     const size_t yt_bytes =
         blocked_output_ ? 0 : KernelContext::scratch_align(static_cast<size_t>(out_size * M) * sizeof(float));
-    // A blocked X that im2col reads goes back to NCHW first (one image).
-    const bool unblock_x = blocked_input_ && !pointwise;
-    const size_t x_bytes = unblock_x ? KernelContext::scratch_align(static_cast<size_t>(C * in_size) * sizeof(float)) : 0;
     const size_t gemm_ws = std::max(sgemm_workspace_size(out_size, M, K, &pool), size_t{64});
-    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + yt_bytes + x_bytes + gemm_ws));
+    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + yt_bytes + gemm_ws));
     float* col = static_cast<float*>(scratch);
     float* yt = reinterpret_cast<float*>(static_cast<char*>(scratch) + col_bytes);
-    float* x_nchw = reinterpret_cast<float*>(static_cast<char*>(scratch) + col_bytes + yt_bytes);
-    void* ws_gemm = static_cast<char*>(scratch) + col_bytes + yt_bytes + x_bytes;
+    void* ws_gemm = static_cast<char*>(scratch) + col_bytes + yt_bytes;
     struct Store {
       TransposeStoreArgs args;  // the whole of Y^T -> Y for this image
       static void block(void* self, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
@@ -392,13 +400,17 @@ class ConvKernel final : public Kernel {
     blocked.c_block_stride = out_size * kLayoutBlock;
     blocked.a_block_stride = ep.a_block_stride;
     for (int64_t n = 0; n < N; ++n) {
+      // A: X^T itself (pointwise), rows of a blocked X's windows (read in
+      // place, k contiguous), or NCHW im2col columns (packed transposed).
       const float* xn = xd + n * C * in_size;
       const float* a = xn;
-      if (unblock_x) {
-        unblock_channels(xn, C, in_size, x_nchw, pool);
-        xn = x_nchw;
-      }
-      if (!pointwise) {
+      bool a_trans = !blocked_input_;
+      int64_t lda = out_size;
+      if (!pointwise && blocked_input_) {
+        im2row_blocked(xn, C, g, col, &pool);
+        a = col;
+        lda = K;
+      } else if (!pointwise) {
         im2col(xn, C, g, 0, out_size, col, out_size, &pool);
         a = col;
       }
@@ -408,21 +420,21 @@ class ConvKernel final : public Kernel {
         float* yn = yd + n * M * out_size;
         const float* zn = zd != nullptr ? zd + n * M * out_size : nullptr;
         blocked.residual = zn != yn ? zn : nullptr;
-        sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, zn == yn && zn != nullptr ? 1.0f : 0.0f,
-                       yn, 0, &pool, ws_gemm, blocked);
+        sgemm_packed_b(a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, zn == yn && zn != nullptr ? 1.0f : 0.0f, yn,
+                       0, &pool, ws_gemm, blocked);
         continue;
       }
       if (residual_blocked_ && zd != nullptr) {
         // Y leaves the blocked region but its residual is blocked: Y blocked
         // into the scratch first, then to NCHW (a region's last Conv only).
         blocked.residual = zd + n * M * out_size;
-        sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, 0.0f, yt, 0, &pool, ws_gemm, blocked);
+        sgemm_packed_b(a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, 0, &pool, ws_gemm, blocked);
         unblock_channels(yt, M, out_size, yd + n * M * out_size, pool);
         continue;
       }
       store.args.dst = yd + n * M * out_size;
       store.args.residual = zd != nullptr ? zd + n * M * out_size : nullptr;
-      sgemm_packed_b(true, out_size, M, K, 1.0f, a, out_size, packed_wt_, 0.0f, yt, M, &pool, ws_gemm, ep);
+      sgemm_packed_b(a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, M, &pool, ws_gemm, ep);
     }
     return ok_status();
   }

@@ -1,6 +1,7 @@
 #include "providers/cpu/conv/conv_util.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace sy::cpu {
@@ -242,6 +243,39 @@ void im2col(const float* x, int64_t channels, const WindowGeometry& g, int64_t p
     im2col_2d(x, channels, g2, p0, p1, col, ld, pool);
   } else {
     im2col_nd(x, channels, g, p0, p1, col, ld, pool);
+  }
+}
+
+void im2row_blocked(const float* x, int64_t channels, const WindowGeometry& g, float* rows, ThreadPool* pool) {
+  constexpr int64_t kBlock = 16;
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t K = channels * kh * kw;
+  const int64_t plane = H * W * kBlock;  // floats between channel blocks
+  auto body = [&](int64_t r0, int64_t r1) {
+    for (int64_t oh = r0; oh < r1; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        float* dst = rows + (oh * OW + ow) * K;
+        for (int64_t i = 0; i < kh; ++i) {
+          const int64_t ih = oh * g.stride[0] + i * g.dilation[0] - g.pad_begin[0];
+          for (int64_t j = 0; j < kw; ++j, dst += channels) {
+            const int64_t iw = ow * g.stride[1] + j * g.dilation[1] - g.pad_begin[1];
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W) {
+              std::fill(dst, dst + channels, 0.0f);
+              continue;
+            }
+            const float* src = x + (ih * W + iw) * kBlock;
+            for (int64_t c = 0; c < channels; c += kBlock)
+              std::memcpy(dst + c, src + c / kBlock * plane, kBlock * sizeof(float));
+          }
+        }
+      }
+    }
+  };
+  if (pool != nullptr) {
+    pool->parallel_for(OH, 1, body);
+  } else {
+    body(0, OH);
   }
 }
 

@@ -63,4 +63,12 @@ Status compute_window_geometry(const KernelContext& ctx, const WindowAttributes&
 void im2col(const float* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, float* col, int64_t ld,
             ThreadPool* pool);
 
+// The im2col matrix transposed, from a 2-D `x` in NCHW16c (blocked_layout.h,
+// channels a multiple of 16): row p (one per output position) holds its
+// window tap by tap, each tap's `channels` values in channel order, so
+// element (p, t * channels + c), zero where the tap falls in the padding.
+// A GEMM reads the rows in place (k contiguous) against W^T packed in the
+// same (tap, channel) order.
+void im2row_blocked(const float* x, int64_t channels, const WindowGeometry& g, float* rows, ThreadPool* pool);
+
 }  // namespace sy::cpu
