@@ -91,10 +91,10 @@ Status cancel_transposes(Graph& graph, int* removed);
 // Reshape(Reshape(x, s1), s2) -> Reshape(x, s2) when s2 is constant and
 // does not copy input dims. Counts nodes removed.
 Status collapse_reshapes(Graph& graph, int* removed);
-// Marks a float group-1 1x1 Conv (constant W of whole blocks of 16 output
-// channels, no residual) and the 2-D depthwise Conv that is its only reader
-// to hand the tensor over in NCHW16c (sy_output_layout / sy_input_layout,
-// providers/cpu/conv/blocked_layout.h). CPU only. Counts pairs marked.
+// Hands Conv outputs over in NCHW16c where every reader is a Conv that takes
+// them so (sy_output_layout / sy_input_layout / sy_residual_layout,
+// providers/cpu/conv/blocked_layout.h): ResNet's and MobileNetV2's bodies.
+// CPU only. Counts the tensors blocked.
 Status block_conv_channels(Graph& graph, int* marked);
 
 }  // namespace sy

@@ -44,6 +44,8 @@ struct ConvSpec {
   // sy_residual: input 3 (residual_value(i) at element i of Y) is added
   // before the activation.
   bool residual = false;
+  // sy_residual_layout = NCHW16c: the residual is fed channel-blocked.
+  bool blocked_residual = false;
 };
 
 float residual_value(int64_t i) { return static_cast<float>(i * 37 % 23 - 11) / 8.0f; }
@@ -163,6 +165,10 @@ void check_conv(const ConvSpec& s) {
   if (s.residual) {
     std::vector<float> z(static_cast<size_t>(product(y_shape)));
     for (size_t i = 0; i < z.size(); ++i) z[i] = residual_value(static_cast<int64_t>(i));
+    if (s.blocked_residual) {
+      z = to_blocked(z, y_shape[0], y_shape[1], product(y_shape, 2));
+      t.attr("sy_residual_layout", std::string("NCHW16c"));
+    }
     t.input(make_tensor<float>(Shape(y_shape), z));
     t.attr("sy_residual", int64_t{1});
   }
@@ -309,8 +315,36 @@ TEST(ConvTest, ChannelBlockedHandOff) {
   check_conv({.x = {2, 48, 14, 13}, .m = 20, .kernel = {1, 1}, .bias = true, .activation = "Clip",
               .activation_params = {-1.0f, 1.0f}, .threads = 2, .blocked_input = true, .residual = true});
   check_conv({.x = {1, 288, 12, 12}, .m = 16, .kernel = {1, 1}, .constant_w = false, .blocked_input = true});
-  // Both at once on a 1x1 (no model pass asks for it, but the kernel allows it).
+  // Both at once on a 1x1 (a ResNet bottleneck's), with the blocked residual.
   check_conv({.x = {1, 32, 6, 6}, .m = 48, .kernel = {1, 1}, .bias = true, .blocked_output = true,
+              .blocked_input = true});
+  check_conv({.x = {2, 32, 10, 9}, .m = 64, .kernel = {1, 1}, .bias = true, .activation = "Relu", .threads = 2,
+              .blocked_output = true, .blocked_input = true, .residual = true, .blocked_residual = true});
+}
+
+TEST(ConvTest, ChannelBlockedChains) {
+  // Winograd reading and writing blocks (3x3 stride 1, maps >= 7x7), odd sizes.
+  check_conv({.x = {1, 32, 11, 9}, .m = 48, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Relu", .threads = 2, .tolerance_of_max = true, .blocked_output = true,
+              .blocked_input = true});
+  check_conv({.x = {2, 16, 8, 8}, .m = 16, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .tolerance_of_max = true,
+              .blocked_input = true});
+  check_conv({.x = {1, 16, 9, 7}, .m = 32, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .tolerance_of_max = true, .blocked_output = true});
+  // A region's last Conv: NCHW Y, blocked residual (Winograd, and the
+  // transposed product).
+  check_conv({.x = {1, 32, 8, 8}, .m = 32, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Relu", .threads = 2, .tolerance_of_max = true, .blocked_input = true, .residual = true,
+              .blocked_residual = true});
+  check_conv({.x = {1, 64, 7, 7}, .m = 32, .kernel = {1, 1}, .bias = true, .activation = "Relu",
+              .blocked_input = true, .residual = true, .blocked_residual = true});
+  // Strided and spatial Convs reading blocks through im2row_blocked (ResNet's
+  // downsample and stride-2 3x3), padding at every edge, dilation too.
+  check_conv({.x = {1, 32, 15, 15}, .m = 64, .kernel = {1, 1}, .strides = {2, 2}, .bias = true, .threads = 2,
+              .blocked_output = true, .blocked_input = true, .residual = true, .blocked_residual = true});
+  check_conv({.x = {2, 32, 13, 12}, .m = 16, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1},
+              .bias = true, .activation = "Relu", .threads = 2, .blocked_output = true, .blocked_input = true});
+  check_conv({.x = {1, 16, 10, 11}, .m = 16, .kernel = {3, 2}, .dilations = {2, 1}, .pads = {2, 0, 1, 1},
               .blocked_input = true});
 }
 
