@@ -110,7 +110,9 @@ Status block_conv_channels(Graph& graph, int* marked) {
   for (bool changed = true; changed;) {
     changed = false;
     for (const Node& node : graph.nodes) {
-      if (!rewrite::is_op(node, "Conv") || !node.has_attr(cpu::kFusedResidualAttr) || !node.has_input(3)) continue;
+      if (!rewrite::is_op(node, "Conv") || !node.has_attr(cpu::kFusedResidualAttr) || !node.has_input(3) ||
+          node.outputs.empty() || node.outputs[0] == kNoValue)
+        continue;
       const size_t y = static_cast<size_t>(node.outputs[0]), z = static_cast<size_t>(node.inputs[3]);
       if (blocked[y] && !blocked[z]) {
         blocked[y] = false;

@@ -30,9 +30,9 @@
 // Depthwise and Winograd fill their channel blocks by row copies from a
 // blocked X and store blocked Y rows as they are. Every other group-1
 // Conv with a blocked side runs the transposed product: a 1x1 one reads
-// X^T from the blocks in place (no packing), others go back to NCHW for
-// im2col; its GEMM stores Y^T straight into blocks, with the blocked
-// residual added on the way. A blocked region's last Conv (NCHW Y,
+// X^T from the blocks in place (no packing), others read im2col rows built
+// from the blocks (im2row_blocked); its GEMM stores Y^T straight into
+// blocks, with the blocked residual added on the way. A blocked region's last Conv (NCHW Y,
 // blocked residual) builds Y blocked in scratch, then transposes it.
 #include <algorithm>
 #include <memory>
@@ -501,16 +501,9 @@ class ConvKernel final : public Kernel {
   // One image's C channels of `positions` each from NCHW16c to NCHW.
   static void unblock_channels(const float* x, int64_t C, int64_t positions, float* dst, ThreadPool& pool) {
     pool.parallel_for(C / kLayoutBlock, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        TransposeStoreArgs t;
-        t.src = x + b * positions * kLayoutBlock;
-        t.ld_src = kLayoutBlock;
-        t.rows = positions;
-        t.cols = kLayoutBlock;
-        t.dst = dst + b * kLayoutBlock * positions;
-        t.ld_dst = positions;
-        transpose_store_f32(t);
-      }
+      for (int64_t b = b0; b < b1; ++b)
+        transpose_f32(x + b * positions * kLayoutBlock, kLayoutBlock, positions, kLayoutBlock,
+                      dst + b * kLayoutBlock * positions, positions);
     });
   }
 

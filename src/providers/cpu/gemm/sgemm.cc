@@ -285,19 +285,6 @@ void pack_b_panels(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t 
   }
 }
 
-// Rows x cols floats at src (row stride ld_src) into dst transposed (row
-// stride ld_dst): one block of 16 channels of a channel-blocked operand.
-void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst, int64_t ld_dst) {
-  TransposeStoreArgs t;
-  t.src = src;
-  t.ld_src = ld_src;
-  t.rows = rows;
-  t.cols = cols;
-  t.dst = dst;
-  t.ld_dst = ld_dst;
-  transpose_store_f32(t);
-}
-
 // pack_b_panels for a channel-blocked B (element (k, j) at
 // B[(k / 16) * bs + j * 16 + k % 16]): 16 x 16 register transposes.
 void pack_b_panels_blocked(const float* B, int64_t bs, int64_t k0, int64_t kc, int64_t col0, int64_t cols, int64_t nr,
@@ -306,8 +293,8 @@ void pack_b_panels_blocked(const float* B, int64_t bs, int64_t k0, int64_t kc, i
     const int64_t n = std::min(nr, cols - jr);
     float* d = dst + jr * kc;
     for (int64_t kb = 0; kb < kc; kb += 16)
-      transpose_block(B + (k0 + kb) / 16 * bs + (col0 + jr) * 16, 16, n, std::min<int64_t>(16, kc - kb), d + kb * nr,
-                      nr);
+      transpose_f32(B + (k0 + kb) / 16 * bs + (col0 + jr) * 16, 16, n, std::min<int64_t>(16, kc - kb), d + kb * nr,
+                    nr);
     if (n < nr)
       for (int64_t k = 0; k < kc; ++k) std::memset(d + k * nr + n, 0, static_cast<size_t>(nr - n) * sizeof(float));
   }

@@ -31,4 +31,15 @@ void transpose_store_f32(const TransposeStoreArgs& a) {
   best(a);
 }
 
+void transpose_f32(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst, int64_t ld_dst) {
+  TransposeStoreArgs t;
+  t.src = src;
+  t.ld_src = ld_src;
+  t.rows = rows;
+  t.cols = cols;
+  t.dst = dst;
+  t.ld_dst = ld_dst;
+  transpose_store_f32(t);
+}
+
 }  // namespace sy::cpu

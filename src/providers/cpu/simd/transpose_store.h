@@ -26,6 +26,10 @@ struct TransposeStoreArgs {
 // dst[j * ld_dst + i] = clamp(src[i * ld_src + j] + residual[j * ld_dst + i]).
 void transpose_store_f32(const TransposeStoreArgs& a);
 
+// The plain transpose: dst[j * ld_dst + i] = src[i * ld_src + j] for rows x
+// cols of src (a block of 16 channels into or out of NCHW16c, say).
+void transpose_f32(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst, int64_t ld_dst);
+
 namespace transpose_store_detail {
 void transpose_store_f32_avx512(const TransposeStoreArgs& a);
 void transpose_store_f32_avx2(const TransposeStoreArgs& a);
