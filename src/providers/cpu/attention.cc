@@ -824,14 +824,25 @@ class AttentionKernel final : public Kernel {
       }
     }
     if (qk != nullptr && mode_ == 1) store_qk(qk, p.d.total_len, s, klo, khi, C{0});
-    if (attended && p.mask.data != nullptr) add_mask(p.mask, b, h, i, klo + lo, hi - lo, s + lo);
+    // A float mask row read in place joins the softmax's first pass instead
+    // of taking one of its own (BERT's padding mask), unless mode 2 shows
+    // the masked scores.
+    const float* bias_row = nullptr;
+    if (attended && p.mask.data != nullptr) {
+      if (std::is_same_v<C, float> && p.mask.dtype == DataType::kFloat && p.mask.col_stride == 1 &&
+          !(qk != nullptr && mode_ == 2)) {
+        bias_row = static_cast<const float*>(p.mask.data) + mask_row(p.mask, b, h, i) + klo + lo;
+      } else {
+        add_mask(p.mask, b, h, i, klo + lo, hi - lo, s + lo);
+      }
+    }
     if (qk != nullptr && mode_ == 2) {
       std::fill_n(s, lo, kNegInf);
       std::fill(s + hi, s + n, kNegInf);
       store_qk(qk, p.d.total_len, s, klo, khi, kNegInf);
     }
     if (attended) {
-      softmax(s + lo, hi - lo);
+      softmax(s + lo, bias_row, hi - lo);
       std::fill_n(s, lo, C{0});
       std::fill(s + hi, s + n, C{0});
     } else {
@@ -867,18 +878,22 @@ class AttentionKernel final : public Kernel {
     for (int64_t j = 0; j < n; ++j) s[j] = cap * std::tanh(s[j] / cap);
   }
 
-  void softmax(float* s, int64_t n) const {
+  // s = softmax(s + bias) in place; bias may be null.
+  void softmax(float* s, const float* bias, int64_t n) const {
     if (!softmax_in_double_) {
-      softmax_row_f32(s, s, n);
+      softmax_row_biased_f32(s, bias, s, n);
       return;
     }
+    if (bias != nullptr)
+      for (int64_t j = 0; j < n; ++j) s[j] += bias[j];
     double mx = -std::numeric_limits<double>::infinity();
     for (int64_t j = 0; j < n; ++j) mx = std::max(mx, static_cast<double>(s[j]));
     double sum = 0.0;
     for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(s[j]) - mx);
     for (int64_t j = 0; j < n; ++j) s[j] = static_cast<float>(std::exp(static_cast<double>(s[j]) - mx) / sum);
   }
-  void softmax(double* s, int64_t n) const {
+  void softmax(double* s, const float* bias, int64_t n) const {
+    (void)bias;  // a double problem's mask is added beforehand (add_mask)
     double mx = -std::numeric_limits<double>::infinity();
     for (int64_t j = 0; j < n; ++j) mx = std::max(mx, s[j]);
     double sum = 0.0;

@@ -10,13 +10,18 @@
 
 namespace sy::cpu {
 
-// y = exp(x - max(x)) / sum(exp(x - max(x))) over n floats.
+// y = exp(x - max(x)) / sum(exp(x - max(x))) over n floats. y may be x.
 void softmax_row_f32(const float* x, float* y, int64_t n);
 
+// The same of s = x + bias, one pass fewer than adding first: attention's
+// scores and its additive mask row. y may be x.
+void softmax_row_biased_f32(const float* x, const float* bias, float* y, int64_t n);
+
 namespace softmax_detail {
-void softmax_row_f32_avx512(const float* x, float* y, int64_t n);
-void softmax_row_f32_avx2(const float* x, float* y, int64_t n);
-void softmax_row_f32_portable(const float* x, float* y, int64_t n);
+// bias may be null.
+void softmax_row_f32_avx512(const float* x, const float* bias, float* y, int64_t n);
+void softmax_row_f32_avx2(const float* x, const float* bias, float* y, int64_t n);
+void softmax_row_f32_portable(const float* x, const float* bias, float* y, int64_t n);
 }  // namespace softmax_detail
 
 }  // namespace sy::cpu

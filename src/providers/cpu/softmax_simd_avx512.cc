@@ -7,7 +7,7 @@
 
 namespace sy::cpu::softmax_detail {
 
-void softmax_row_f32_avx512(const float* x, float* y, int64_t n)
+void softmax_row_f32_avx512(const float* x, const float* bias, float* y, int64_t n)
 #include "providers/cpu/softmax_simd_body.h"
 
 }  // namespace sy::cpu::softmax_detail

@@ -4,6 +4,8 @@
 #include <random>
 #include <vector>
 
+#include "core/cpu_features.h"
+#include "providers/cpu/softmax_simd.h"
 #include "testing/node_test.h"
 #include "testing/test_values.h"
 
@@ -96,6 +98,46 @@ TEST(Softmax, DoubleAndFloat16) {
   ASSERT_TRUE(hout.ok()) << hout.status().to_string();
   EXPECT_EQ(hout->at(0).data<uint16_t>()[0], 0x3800);  // 0.5
   EXPECT_EQ(hout->at(0).data<uint16_t>()[1], 0x3800);
+}
+
+// The row kernel of each ISA this CPU runs, at every length around the
+// 16-float vector (a partial tail, and rows shorter than one vector), with
+// -inf scores, a bias row, and y on x.
+TEST(Softmax, SimdRowEveryLengthWithBiasAndMaskedKeys) {
+  using Fn = void (*)(const float*, const float*, float*, int64_t);
+  std::vector<std::pair<const char*, Fn>> isas = {{"portable", &cpu::softmax_detail::softmax_row_f32_portable}};
+  if (cpu_supports(CpuIsa::kAvx2)) isas.emplace_back("avx2", &cpu::softmax_detail::softmax_row_f32_avx2);
+  if (cpu_supports(CpuIsa::kAvx512)) isas.emplace_back("avx512", &cpu::softmax_detail::softmax_row_f32_avx512);
+  std::vector<int64_t> lengths;
+  for (int64_t n = 1; n <= 50; ++n) lengths.push_back(n);
+  for (int64_t n : {63, 64, 65, 128, 1000}) lengths.push_back(n);
+  for (const auto& [name, fn] : isas) {
+    for (const int64_t n : lengths) {
+      std::vector<float> x = random_floats(n, -20, 20, static_cast<uint32_t>(n));
+      const std::vector<float> bias = random_floats(n, -3, 3, static_cast<uint32_t>(n + 7));
+      if (n > 2) x[static_cast<size_t>(n / 3)] = -std::numeric_limits<float>::infinity();  // a masked key
+      for (const bool biased : {false, true}) {
+        std::vector<float> s = x;
+        if (biased)
+          for (int64_t j = 0; j < n; ++j) s[static_cast<size_t>(j)] += bias[static_cast<size_t>(j)];
+        const std::vector<float> want = reference(s, 1, n, 1, Kind::kSoftmax);
+        std::vector<float> y(static_cast<size_t>(n), -1.0f);
+        fn(x.data(), biased ? bias.data() : nullptr, y.data(), n);
+        std::vector<float> in_place = x;
+        fn(in_place.data(), biased ? bias.data() : nullptr, in_place.data(), n);
+        for (int64_t j = 0; j < n; ++j) {
+          const auto k = static_cast<size_t>(j);
+          SCOPED_TRACE(std::string(name) + " n=" + std::to_string(n) + " j=" + std::to_string(j) +
+                       (biased ? " biased" : ""));
+          EXPECT_NEAR(y[k], want[k], 2e-6 * want[k] + 1e-9);  // s - max rounds: tiny values lose bits
+          EXPECT_EQ(in_place[k], y[k]);
+        }
+        if (n > 2) {
+          EXPECT_EQ(y[static_cast<size_t>(n / 3)], 0.0f);
+        }
+      }
+    }
+  }
 }
 
 TEST(Hardmax, OneHotOfTheFirstMaximum) {
