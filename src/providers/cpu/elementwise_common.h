@@ -166,6 +166,15 @@ inline T select(bool c, T a, T b) {
   return c ? a : b;
 }
 
+// The exponential's pieces, shared with the vector copy in
+// softmax_simd_body.h: ln 2 split in two so that n * kLn2Hi is exact for
+// the n of float's range (Cody-Waite), and e^r = 1 + r + r^2 P(r) on
+// [-ln2/2, ln2/2], P's coefficients from the highest degree.
+inline constexpr float kLn2Hi = 0.693359375f;
+inline constexpr float kLn2Lo = -2.12194440e-4f;
+inline constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                      4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+
 // e^(a + b) to about 1 ulp, for |b| small next to the rounding unit of a:
 // b joins after the range reduction, so a + b need not be representable.
 // Handles overflow (inf), underflow (denormals, 0) and NaN.
@@ -179,16 +188,11 @@ SY_MATH_INLINE float fast_exp_sum(float a, float b) {
   const float t = xc * 1.44269504088896341f + kMagic;
   const float n = t - kMagic;
   const auto ni = static_cast<int32_t>(std::bit_cast<uint32_t>(t) - 0x4B400000u);
-  // Cody-Waite: ln2 split in two so that n * ln2_hi is exact.
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
+  float r = xc - n * kLn2Hi;
+  r = r - n * kLn2Lo;
   r = r + b;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
+  float p = kExpPoly[0];
+  for (int k = 1; k < 6; ++k) p = p * r + kExpPoly[k];
   const float y = p * r * r + r + 1.0f;
   // 2^n as two factors, so that n down to -150 and up to 128 stays within
   // the normal exponent range of each.

@@ -52,13 +52,10 @@
     const V16 t = dc * 1.44269504088896341f + 12582912.0f;
     const V16 nf = t - 12582912.0f;
     const I16 ni = (I16)t - 0x4B400000;
-    V16 r = dc - nf * 0.693359375f;
-    r = r - nf * -2.12194440e-4f;
-    V16 p = r * 1.9875691500e-4f + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
+    V16 r = dc - nf * kLn2Hi;
+    r = r - nf * kLn2Lo;
+    V16 p = r * kExpPoly[0] + kExpPoly[1];
+    for (int k = 2; k < 6; ++k) p = p * r + kExpPoly[k];
     const V16 e = p * r * r + r + 1.0f;
     const I16 n1 = ni >> 1;
     const I16 s1 = (n1 + 127) << 23;
