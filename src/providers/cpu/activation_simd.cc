@@ -2,6 +2,8 @@
 // activation_simd.h).
 #include "providers/cpu/activation_simd.h"
 
+#include <cstring>
+
 #include "core/cpu_features.h"
 #include "providers/cpu/elementwise_common.h"
 

@@ -1,5 +1,7 @@
 // The activation span loops compiled for avx512 (see activation_simd.h).
 #include "providers/cpu/activation_simd.h"
+
+#include <cstring>
 #include "providers/cpu/elementwise_common.h"
 
 namespace sy::cpu::activation_detail {

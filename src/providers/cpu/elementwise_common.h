@@ -268,22 +268,18 @@ SY_MATH_INLINE float fast_erf(float x) {
 // error 2e-9; GELU's in float about 4e-7). exp(-z^2) = exp(-x^2 / 2) comes
 // from |x| = hi + lo with hi * hi exact, as in erfc_large. Past
 // z = 10, erfc is below the smallest float.
+inline constexpr float kGeluQ[10] = {0.05573626980185509f,  -0.2922498285770416f, 0.5359684228897095f,
+                                     -0.4415093958377838f,  0.4038059413433075f,  -0.002097755903378129f,
+                                     0.19221614301204681f,  0.1714053452014923f,  0.18868933618068695f,
+                                     0.1880355328321457f};  // Q, from the highest degree
 SY_MATH_INLINE float fast_gelu(float x) {
   constexpr float kS = 0.70710678118654752f;
   constexpr float kMaxA = 14.1421356f;  // |x| at z = 10
   const float ax = std::fabs(x);
   const float a = select(ax > kMaxA, kMaxA, ax);  // NaN stays NaN
   const float t = 3.0f / (3.0f + a * kS);
-  float q = 0.05573626980185509f;
-  q = q * t + -0.2922498285770416f;
-  q = q * t + 0.5359684228897095f;
-  q = q * t + -0.4415093958377838f;
-  q = q * t + 0.4038059413433075f;
-  q = q * t + -0.002097755903378129f;
-  q = q * t + 0.19221614301204681f;
-  q = q * t + 0.1714053452014923f;
-  q = q * t + 0.18868933618068695f;
-  q = q * t + 0.1880355328321457f;
+  float q = kGeluQ[0];
+  for (int k = 1; k < 10; ++k) q = q * t + kGeluQ[k];
   const float hi = std::bit_cast<float>(std::bit_cast<uint32_t>(a) & 0xFFFFF000u);
   const float lo = a - hi;
   const float e = fast_exp_sum(-(hi * hi) * 0.5f, -(lo * (a + hi)) * 0.5f);

@@ -661,6 +661,27 @@ TEST(ElementwiseUnary, GeluTailIsRelativelyAccurate) {
   }
 }
 
+// Long enough for the 16-wide vector steps (the test above runs only the
+// scalar tail): both tails down to where GELU underflows, and infinities.
+TEST(ElementwiseUnary, GeluVectorStepsMatchErfc) {
+  std::vector<float> x;
+  for (int i = -300; i <= 300; ++i) x.push_back(static_cast<float>(i) * 0.05f);
+  const float inf = std::numeric_limits<float>::infinity();
+  x.insert(x.end(), {-inf, inf, -20.0f, 20.0f, -0.0f, 1e-30f, -1e-30f});
+  while (x.size() % 16 != 0) x.push_back(0.5f);
+  auto out = NodeTest("Gelu", 20).input(make_tensor<float>({static_cast<int64_t>(x.size())}, x)).run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const float* y = out->at(0).data<float>();
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isinf(x[i])) {
+      EXPECT_EQ(y[i], x[i] > 0 ? inf : 0.0f) << x[i];
+      continue;
+    }
+    const double ref = 0.5 * x[i] * std::erfc(-x[i] / std::sqrt(2.0));
+    EXPECT_NEAR(y[i], ref, std::fabs(ref) * 2e-6 + 1e-43) << x[i];
+  }
+}
+
 TEST(ElementwiseUnary, GeluTanhApproximation) {
   const std::vector<float> x = random_floats(1000, -6, 6, 3);
   std::vector<float> ref(x.size());
