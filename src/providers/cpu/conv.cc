@@ -124,7 +124,9 @@ class ConvKernel final : public Kernel {
     if (mg * k == 0) return;
     if (winograd_applies(ctx, ws)) {
       winograd_ = std::make_unique<WinogradConv>();
-      if (winograd_->init(w->data<float>(), ws[0], ws[1])) {
+      const ValueType* x = ctx.input_type(0);  // its map's size, known (winograd_applies)
+      const int64_t tile = WinogradConv::tile_for(x->dims[2].value, x->dims[3].value);
+      if (winograd_->init(w->data<float>(), ws[0], ws[1], tile)) {
         ctx.mark_prepacked(1);  // run() reads the transformed weights only
         return;
       }

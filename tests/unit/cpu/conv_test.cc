@@ -450,7 +450,8 @@ namespace sy::testing {
 namespace {
 
 // 3x3 stride-1 convolutions with enough channels and a large enough map
-// take the Winograd F(4x4, 3x3) path (conv/winograd.h); these hold it to
+// take the Winograd F(4x4, 3x3) or F(2x2, 3x3) path (conv/winograd.h);
+// these hold it to
 // the direct reference: maps not a multiple of 4, every padding form, the
 // fused activations, several images and threads.
 TEST(ConvTest, WinogradMatchesTheDirectConvolution) {
@@ -463,9 +464,13 @@ TEST(ConvTest, WinogradMatchesTheDirectConvolution) {
               .tolerance_of_max = true});
   check_conv({.x = {1, 64, 28, 28}, .m = 32, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2,
               .tolerance_of_max = true});
-  // The smallest map it takes, ResNet's last stage: 2 x 2 tiles of 4 for 7 x 7.
+  // The smallest map it takes, ResNet's last stage: F(2x2, 3x3) there, 4 x 4
+  // tiles of 2 for 7 x 7 (WinogradConv::tile_for), and on 12 x 12 (9 tiles
+  // of 4, so 36 of 2); the 14 x 13 map above has 16 tiles of 4 and F(4x4, 3x3).
   check_conv({.x = {2, 32, 7, 7}, .m = 48, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
               .activation = "Relu", .threads = 2, .tolerance_of_max = true});
+  check_conv({.x = {1, 40, 7, 9}, .m = 24, .kernel = {3, 3}, .pads = {0, 1, 2, 1}, .activation = "Clip",
+              .activation_params = {-1.0f, 2.5f}, .tolerance_of_max = true});
 }
 
 }  // namespace

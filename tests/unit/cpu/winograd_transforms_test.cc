@@ -1,6 +1,7 @@
-// The Winograd F(4x4, 3x3) data transforms (conv/winograd_transforms.h),
-// every ISA variant this CPU runs, against the transforms written here as
-// plain matrix products with Lavin and Gray's B^T and A^T.
+// The Winograd F(4x4, 3x3) and F(2x2, 3x3) data transforms
+// (conv/winograd_transforms.h), every ISA variant this CPU runs, against the
+// transforms written here as plain matrix products with Lavin and Gray's
+// B^T and A^T.
 #include "providers/cpu/conv/winograd_transforms.h"
 
 #include <gtest/gtest.h>
@@ -19,9 +20,18 @@ namespace {
 
 using sy::testing::test_values;
 
-const double kBT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-                          {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-const double kAT[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+using Matrix = std::vector<std::vector<double>>;
+
+// B^T (patch x patch) and A^T (tile x patch) for tiles of side 4 and 2.
+Matrix bt_of(int tile) {
+  if (tile == 2) return {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  return {{4, 0, -5, 0, 1, 0}, {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+          {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+}
+Matrix at_of(int tile) {
+  if (tile == 2) return {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  return {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+}
 
 using sy::testing::isa_variants;
 
@@ -31,49 +41,56 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // the odd map sizes leave partial tiles at the right and bottom.
 TEST(WinogradTransformsTest, InputMatchesBtDB) {
   const int64_t C = 20, H = 13, W = 15, pad_top = 1, pad_left = 2, OH = 13, OW = 16;
-  const int64_t tiles_x = ceil_div(OW, 4), tiles_y = ceil_div(OH, 4), tiles = tiles_x * tiles_y;
   const int64_t c_pad = ceil_div(C, 16) * 16;
   const std::vector<float> x = test_values(static_cast<size_t>(C * H * W), 1);
-  for (const auto& var : isa_variants(&winograd_detail::input_transform_portable, &winograd_detail::input_transform_avx2,
-                                      &winograd_detail::input_transform_avx512)) {
-    SCOPED_TRACE(var.name);
-    const int64_t ph = tiles_y * 4 + 2, pw = tiles_x * 4 + 2;
-    std::vector<float> planes(static_cast<size_t>(c_pad * ph * pw));
-    std::vector<float> v(static_cast<size_t>(36 * tiles * c_pad), std::nanf(""));
-    WinogradInputArgs a;
-    a.x = x.data();
-    a.C = C;
-    a.H = H;
-    a.W = W;
-    a.pad_top = pad_top;
-    a.pad_left = pad_left;
-    a.block_begin = 0;
-    a.block_end = ceil_div(C, var.lanes);
-    a.planes = planes.data();
-    a.plane_height = ph;
-    a.plane_width = pw;
-    a.tiles_x = tiles_x;
-    a.tiles = tiles;
-    a.v = v.data();
-    a.v_ld = c_pad;
-    a.point_stride = tiles * c_pad;
-    var.fn(a);
-    for (int64_t c = 0; c < C; ++c) {
-      for (int64_t t = 0; t < tiles; ++t) {
-        double d[6][6];
-        for (int k = 0; k < 6; ++k) {
-          for (int l = 0; l < 6; ++l) {
-            const int64_t iy = (t / tiles_x) * 4 + k - pad_top, ix = (t % tiles_x) * 4 + l - pad_left;
-            d[k][l] = iy >= 0 && iy < H && ix >= 0 && ix < W ? x[static_cast<size_t>((c * H + iy) * W + ix)] : 0.0;
+  for (const int tile : {4, 2}) {
+    const int patch = tile + 2, points = patch * patch;
+    const Matrix bt = bt_of(tile);
+    const int64_t tiles_x = ceil_div(OW, tile), tiles_y = ceil_div(OH, tile), tiles = tiles_x * tiles_y;
+    for (const auto& var : isa_variants(&winograd_detail::input_transform_portable,
+                                        &winograd_detail::input_transform_avx2,
+                                        &winograd_detail::input_transform_avx512)) {
+      SCOPED_TRACE(var.name + " tile " + std::to_string(tile));
+      const int64_t ph = tiles_y * tile + 2, pw = tiles_x * tile + 2;
+      std::vector<float> planes(static_cast<size_t>(c_pad * ph * pw));
+      std::vector<float> v(static_cast<size_t>(points * tiles * c_pad), std::nanf(""));
+      WinogradInputArgs a;
+      a.tile = tile;
+      a.x = x.data();
+      a.C = C;
+      a.H = H;
+      a.W = W;
+      a.pad_top = pad_top;
+      a.pad_left = pad_left;
+      a.block_begin = 0;
+      a.block_end = ceil_div(C, var.lanes);
+      a.planes = planes.data();
+      a.plane_height = ph;
+      a.plane_width = pw;
+      a.tiles_x = tiles_x;
+      a.tiles = tiles;
+      a.v = v.data();
+      a.v_ld = c_pad;
+      a.point_stride = tiles * c_pad;
+      var.fn(a);
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t t = 0; t < tiles; ++t) {
+          Matrix d(static_cast<size_t>(patch), std::vector<double>(static_cast<size_t>(patch)));
+          for (int k = 0; k < patch; ++k) {
+            for (int l = 0; l < patch; ++l) {
+              const int64_t iy = (t / tiles_x) * tile + k - pad_top, ix = (t % tiles_x) * tile + l - pad_left;
+              d[k][l] = iy >= 0 && iy < H && ix >= 0 && ix < W ? x[static_cast<size_t>((c * H + iy) * W + ix)] : 0.0;
+            }
           }
-        }
-        for (int i = 0; i < 6; ++i) {
-          for (int j = 0; j < 6; ++j) {
-            double want = 0;
-            for (int k = 0; k < 6; ++k)
-              for (int l = 0; l < 6; ++l) want += kBT[i][k] * d[k][l] * kBT[j][l];
-            const float got = v[static_cast<size_t>((i * 6 + j) * tiles * c_pad + t * c_pad + c)];
-            ASSERT_NEAR(got, want, 1e-4 * std::max(1.0, std::fabs(want))) << "c " << c << " tile " << t << " point " << i * 6 + j;
+          for (int i = 0; i < patch; ++i) {
+            for (int j = 0; j < patch; ++j) {
+              double want = 0;
+              for (int k = 0; k < patch; ++k)
+                for (int l = 0; l < patch; ++l) want += bt[i][k] * d[k][l] * bt[j][l];
+              const float got = v[static_cast<size_t>((i * patch + j) * tiles * c_pad + t * c_pad + c)];
+              ASSERT_NEAR(got, want, 1e-4 * std::max(1.0, std::fabs(want)))
+                  << "c " << c << " tile " << t << " point " << i * patch + j;
+            }
           }
         }
       }
@@ -83,46 +100,54 @@ TEST(WinogradTransformsTest, InputMatchesBtDB) {
 
 TEST(WinogradTransformsTest, OutputMatchesAtPAWithBiasAndActivation) {
   const int64_t M = 19, OH = 9, OW = 14;
-  const int64_t tiles_x = ceil_div(OW, 4), tiles_y = ceil_div(OH, 4), tiles = tiles_x * tiles_y;
   const int64_t m_pad = ceil_div(M, 16) * 16;
-  const std::vector<float> prod = test_values(static_cast<size_t>(36 * tiles * m_pad), 2);
   const std::vector<float> bias = test_values(static_cast<size_t>(M), 3);
-  for (const auto& var : isa_variants(&winograd_detail::output_transform_portable,
-                                      &winograd_detail::output_transform_avx2, &winograd_detail::output_transform_avx512)) {
-    for (bool clamp : {false, true}) {
-      SCOPED_TRACE(var.name + (clamp ? " clip [-1, 2]" : " no activation"));
-      std::vector<float> staging(static_cast<size_t>(m_pad * tiles * 16));
-      std::vector<float> y(static_cast<size_t>(M * OH * OW), std::nanf(""));
-      WinogradOutputArgs a;
-      a.prod = prod.data();
-      a.prod_ld = m_pad;
-      a.point_stride = tiles * m_pad;
-      a.M = M;
-      a.block_begin = 0;
-      a.block_end = ceil_div(M, var.lanes);
-      a.tiles_x = tiles_x;
-      a.tiles = tiles;
-      a.OH = OH;
-      a.OW = OW;
-      a.staging = staging.data();
-      a.y = y.data();
-      a.bias = bias.data();
-      a.clamp = clamp;
-      a.lo = -1.0f;
-      a.hi = 2.0f;
-      var.fn(a);
-      for (int64_t m = 0; m < M; ++m) {
-        for (int64_t oy = 0; oy < OH; ++oy) {
-          for (int64_t ox = 0; ox < OW; ++ox) {
-            const int64_t t = (oy / 4) * tiles_x + ox / 4;
-            const int i = static_cast<int>(oy % 4), j = static_cast<int>(ox % 4);
-            double want = bias[static_cast<size_t>(m)];
-            for (int k = 0; k < 6; ++k)
-              for (int l = 0; l < 6; ++l)
-                want += kAT[i][k] * prod[static_cast<size_t>((k * 6 + l) * tiles * m_pad + t * m_pad + m)] * kAT[j][l];
-            if (clamp) want = std::min(std::max(want, -1.0), 2.0);
-            const float got = y[static_cast<size_t>((m * OH + oy) * OW + ox)];
-            ASSERT_NEAR(got, want, 1e-4 * std::max(1.0, std::fabs(want))) << "m " << m << " y " << oy << " x " << ox;
+  for (const int tile : {4, 2}) {
+    const int patch = tile + 2, points = patch * patch;
+    const Matrix at = at_of(tile);
+    const int64_t tiles_x = ceil_div(OW, tile), tiles_y = ceil_div(OH, tile), tiles = tiles_x * tiles_y;
+    const std::vector<float> prod = test_values(static_cast<size_t>(points * tiles * m_pad), 2);
+    for (const auto& var : isa_variants(&winograd_detail::output_transform_portable,
+                                        &winograd_detail::output_transform_avx2,
+                                        &winograd_detail::output_transform_avx512)) {
+      for (bool clamp : {false, true}) {
+        SCOPED_TRACE(var.name + " tile " + std::to_string(tile) + (clamp ? " clip [-1, 2]" : " no activation"));
+        std::vector<float> staging(static_cast<size_t>(m_pad * tiles * tile * tile));
+        std::vector<float> y(static_cast<size_t>(M * OH * OW), std::nanf(""));
+        WinogradOutputArgs a;
+        a.tile = tile;
+        a.prod = prod.data();
+        a.prod_ld = m_pad;
+        a.point_stride = tiles * m_pad;
+        a.M = M;
+        a.block_begin = 0;
+        a.block_end = ceil_div(M, var.lanes);
+        a.tiles_x = tiles_x;
+        a.tiles = tiles;
+        a.OH = OH;
+        a.OW = OW;
+        a.staging = staging.data();
+        a.y = y.data();
+        a.bias = bias.data();
+        a.clamp = clamp;
+        a.lo = -1.0f;
+        a.hi = 2.0f;
+        var.fn(a);
+        for (int64_t m = 0; m < M; ++m) {
+          for (int64_t oy = 0; oy < OH; ++oy) {
+            for (int64_t ox = 0; ox < OW; ++ox) {
+              const int64_t t = (oy / tile) * tiles_x + ox / tile;
+              const int i = static_cast<int>(oy % tile), j = static_cast<int>(ox % tile);
+              double want = bias[static_cast<size_t>(m)];
+              for (int k = 0; k < patch; ++k)
+                for (int l = 0; l < patch; ++l)
+                  want += at[i][k] * prod[static_cast<size_t>((k * patch + l) * tiles * m_pad + t * m_pad + m)] *
+                          at[j][l];
+              if (clamp) want = std::min(std::max(want, -1.0), 2.0);
+              const float got = y[static_cast<size_t>((m * OH + oy) * OW + ox)];
+              ASSERT_NEAR(got, want, 1e-4 * std::max(1.0, std::fabs(want)))
+                  << "m " << m << " y " << oy << " x " << ox;
+            }
           }
         }
       }

@@ -1,9 +1,9 @@
-// The data transforms of the Winograd F(4x4, 3x3) convolution (winograd.h),
-// vectorised across channels. Both work on channel blocks of
+// The data transforms of the Winograd F(4x4, 3x3) and F(2x2, 3x3)
+// convolutions (winograd.h), vectorised across channels; `tile` picks one. Both work on channel blocks of
 // winograd_lanes() channels (16 with AVX-512, 8 with AVX2, 1 otherwise):
 //   - input: a block of NCHW channels is copied, transposed in registers,
 //     into a zero-bordered interleaved plane [row][column][lane], so every
-//     6x6 patch element of the block is one vector load; each tile's
+//     (tile + 2)^2 patch element of the block is one vector load; each tile's
 //     B^T d B then goes to V[point][tile][channel];
 //   - output: A^T P A, bias and activation for a block of output channels,
 //     written interleaved and transposed back to NCHW.
@@ -21,14 +21,15 @@ namespace sy::cpu {
 int winograd_lanes();
 
 struct WinogradInputArgs {
+  int tile = 4;              // outputs per tile side: 4, F(4x4, 3x3), or 2, F(2x2, 3x3)
   const float* x = nullptr;  // [C][H][W], or NCHW16c when x_blocked (C a multiple of 16)
   bool x_blocked = false;
   int64_t C = 0, H = 0, W = 0;
   int64_t pad_top = 0, pad_left = 0;
   int64_t block_begin = 0, block_end = 0;  // channel blocks to do
   float* planes = nullptr;                 // block b at planes + b * plane_height * plane_width * lanes
-  int64_t plane_height = 0;                // 4 * tiles_y + 2
-  int64_t plane_width = 0;                 // 4 * tiles_x + 2
+  int64_t plane_height = 0;                // tile * tiles_y + 2
+  int64_t plane_width = 0;                 // tile * tiles_x + 2
   int64_t tiles_x = 0, tiles = 0;
   float* v = nullptr;        // V[p][t][c] at v + p * point_stride + t * v_ld + c
   int64_t v_ld = 0;          // >= C rounded up to 16
@@ -36,6 +37,7 @@ struct WinogradInputArgs {
 };
 
 struct WinogradOutputArgs {
+  int tile = 4;                 // as WinogradInputArgs::tile
   const float* prod = nullptr;  // P[p][t][m] at prod + p * point_stride + t * prod_ld + m
   int64_t prod_ld = 0;          // >= M rounded up to 16
   int64_t point_stride = 0;     // tiles * prod_ld
@@ -43,7 +45,7 @@ struct WinogradOutputArgs {
   int64_t block_begin = 0, block_end = 0;  // output-channel blocks to do
   int64_t tiles_x = 0, tiles = 0;
   int64_t OH = 0, OW = 0;
-  float* staging = nullptr;  // block b at staging + b * (4 tiles_y) * (4 tiles_x) * lanes
+  float* staging = nullptr;  // block b at staging + b * (tile tiles_y) * (tile tiles_x) * lanes
   float* y = nullptr;        // [M][OH][OW], or NCHW16c when y_blocked (M a multiple of 16)
   bool y_blocked = false;
   const float* bias = nullptr;

@@ -3,9 +3,9 @@
 // vector policy (simd/vec_portable.h describes the interface).
 // Included at namespace scope; needs <algorithm>, <cstdint>, <cstring>.
 
-// r = B^T d for one 6-vector (points 0, +-1, +-2, infinity).
+// r = B^T d for one 6-vector of F(4x4, 3x3) (points 0, +-1, +-2, infinity).
 template <class V>
-inline void input_1d(const typename V::T d[6], typename V::T r[6]) {
+inline void input_1d_f4(const typename V::T d[6], typename V::T r[6]) {
   const auto c4 = V::set1(4.0f), c2 = V::set1(2.0f);
   // Shared terms: rows 1 and 2 differ only in the sign of (d3 - 4 d1),
   // rows 3 and 4 in that of 2 (d3 - d1).
@@ -21,9 +21,18 @@ inline void input_1d(const typename V::T d[6], typename V::T r[6]) {
   r[5] = V::add(V::fmadd(c4, d[1], V::mul(V::set1(-5.0f), d[3])), d[5]);
 }
 
-// o = A^T m for one 6-vector.
+// r = B^T d for one 4-vector of F(2x2, 3x3) (points 0, +-1, infinity).
 template <class V>
-inline void output_1d(const typename V::T m[6], typename V::T o[4]) {
+inline void input_1d_f2(const typename V::T d[4], typename V::T r[4]) {
+  r[0] = V::sub(d[0], d[2]);
+  r[1] = V::add(d[1], d[2]);
+  r[2] = V::sub(d[2], d[1]);
+  r[3] = V::sub(d[1], d[3]);
+}
+
+// o = A^T m for one 6-vector of F(4x4, 3x3).
+template <class V>
+inline void output_1d_f4(const typename V::T m[6], typename V::T o[4]) {
   const auto s12 = V::add(m[1], m[2]), d12 = V::sub(m[1], m[2]);
   const auto s34 = V::add(m[3], m[4]), d34 = V::sub(m[3], m[4]);
   o[0] = V::add(V::add(m[0], s12), s34);
@@ -32,10 +41,37 @@ inline void output_1d(const typename V::T m[6], typename V::T o[4]) {
   o[3] = V::add(V::fmadd(V::set1(8.0f), d34, d12), m[5]);
 }
 
+// o = A^T m for one 4-vector of F(2x2, 3x3).
 template <class V>
-void input_transform(const WinogradInputArgs& a) {
+inline void output_1d_f2(const typename V::T m[4], typename V::T o[2]) {
+  o[0] = V::add(V::add(m[0], m[1]), m[2]);
+  o[1] = V::sub(V::sub(m[1], m[2]), m[3]);
+}
+
+// The transforms for tiles of side kT.
+template <class V, int kT>
+inline void input_1d(const typename V::T* d, typename V::T* r) {
+  if constexpr (kT == 4) {
+    input_1d_f4<V>(d, r);
+  } else {
+    input_1d_f2<V>(d, r);
+  }
+}
+template <class V, int kT>
+inline void output_1d(const typename V::T* m, typename V::T* o) {
+  if constexpr (kT == 4) {
+    output_1d_f4<V>(m, o);
+  } else {
+    output_1d_f2<V>(m, o);
+  }
+}
+
+// kT outputs per tile side, from patches of kP = kT + 2 inputs.
+template <class V, int kT>
+void input_tiles(const WinogradInputArgs& a) {
   using T = typename V::T;
   constexpr int L = V::kLanes;
+  constexpr int kP = kT + 2;
   const int64_t pw = a.plane_width;
   for (int64_t b = a.block_begin; b < a.block_end; ++b) {
     float* plane = a.planes + b * a.plane_height * pw * L;
@@ -47,30 +83,41 @@ void input_transform(const WinogradInputArgs& a) {
                                    plane);
     }
     for (int64_t t = 0; t < a.tiles; ++t) {
-      const float* patch = plane + ((t / a.tiles_x) * 4 * pw + (t % a.tiles_x) * 4) * L;
-      T cols[6][6];  // B^T d, column j in cols[j]
-      for (int j = 0; j < 6; ++j) {
-        T d[6];
-        for (int i = 0; i < 6; ++i) d[i] = V::load(patch + (i * pw + j) * L);
-        input_1d<V>(d, cols[j]);
+      const float* patch = plane + ((t / a.tiles_x) * kT * pw + (t % a.tiles_x) * kT) * L;
+      T cols[kP][kP];  // B^T d, column j in cols[j]
+      for (int j = 0; j < kP; ++j) {
+        T d[kP];
+        for (int i = 0; i < kP; ++i) d[i] = V::load(patch + (i * pw + j) * L);
+        input_1d<V, kT>(d, cols[j]);
       }
       float* dst = a.v + t * a.v_ld + b * L;
-      for (int i = 0; i < 6; ++i) {
-        const T row[6] = {cols[0][i], cols[1][i], cols[2][i], cols[3][i], cols[4][i], cols[5][i]};
-        T r[6];
-        input_1d<V>(row, r);  // (B^T d) B, row i
-        for (int j = 0; j < 6; ++j) V::store(dst + (i * 6 + j) * a.point_stride, r[j]);
+      for (int i = 0; i < kP; ++i) {
+        T row[kP];
+        for (int j = 0; j < kP; ++j) row[j] = cols[j][i];
+        T r[kP];
+        input_1d<V, kT>(row, r);  // (B^T d) B, row i
+        for (int j = 0; j < kP; ++j) V::store(dst + (i * kP + j) * a.point_stride, r[j]);
       }
     }
   }
 }
 
 template <class V>
-void output_transform(const WinogradOutputArgs& a) {
+void input_transform(const WinogradInputArgs& a) {
+  if (a.tile == 2) {
+    input_tiles<V, 2>(a);
+  } else {
+    input_tiles<V, 4>(a);
+  }
+}
+
+template <class V, int kT>
+void output_tiles(const WinogradOutputArgs& a) {
   using T = typename V::T;
   constexpr int L = V::kLanes;
-  const int64_t sw = a.tiles_x * 4;                   // staging row length, in positions
-  const int64_t sh = (a.tiles / a.tiles_x) * 4;
+  constexpr int kP = kT + 2;
+  const int64_t sw = a.tiles_x * kT;                   // staging row length, in positions
+  const int64_t sh = (a.tiles / a.tiles_x) * kT;
   const int64_t plane = a.OH * a.OW;
   for (int64_t b = a.block_begin; b < a.block_end; ++b) {
     const int64_t m0 = b * L;
@@ -83,18 +130,19 @@ void output_transform(const WinogradOutputArgs& a) {
       // Lanes past M read the padding of P's rows (prod_ld >= M rounded up
       // to 16); they are never written out.
       const float* src = a.prod + t * a.prod_ld + m0;
-      T rows[6][4];  // A^T P, column j of the 6x6 in rows[j]
-      for (int j = 0; j < 6; ++j) {
-        T col[6];
-        for (int i = 0; i < 6; ++i) col[i] = V::load(src + (i * 6 + j) * a.point_stride);
-        output_1d<V>(col, rows[j]);
+      T rows[kP][kT];  // A^T P, column j of the patch in rows[j]
+      for (int j = 0; j < kP; ++j) {
+        T col[kP];
+        for (int i = 0; i < kP; ++i) col[i] = V::load(src + (i * kP + j) * a.point_stride);
+        output_1d<V, kT>(col, rows[j]);
       }
-      float* dst = staging + ((t / a.tiles_x) * 4 * sw + (t % a.tiles_x) * 4) * L;
-      for (int i = 0; i < 4; ++i) {
-        const T row[6] = {rows[0][i], rows[1][i], rows[2][i], rows[3][i], rows[4][i], rows[5][i]};
-        T o[4];
-        output_1d<V>(row, o);
-        for (int j = 0; j < 4; ++j) {
+      float* dst = staging + ((t / a.tiles_x) * kT * sw + (t % a.tiles_x) * kT) * L;
+      for (int i = 0; i < kT; ++i) {
+        T row[kP];
+        for (int j = 0; j < kP; ++j) row[j] = rows[j][i];
+        T o[kT];
+        output_1d<V, kT>(row, o);
+        for (int j = 0; j < kT; ++j) {
           T val = V::add(o[j], bias);
           if (a.clamp) val = V::min(V::max(val, lo), hi);
           V::store(dst + (i * sw + j) * L, val);
@@ -122,5 +170,14 @@ void output_transform(const WinogradOutputArgs& a) {
       for (; ox < a.OW; ++ox)
         for (int k = 0; k < L && m0 + k < a.M; ++k) dst[k * plane + ox] = src[ox * L + k];
     }
+  }
+}
+
+template <class V>
+void output_transform(const WinogradOutputArgs& a) {
+  if (a.tile == 2) {
+    output_tiles<V, 2>(a);
+  } else {
+    output_tiles<V, 4>(a);
   }
 }
