@@ -56,9 +56,11 @@ int64_t WinogradConv::tile_for(int64_t OH, int64_t OW) {
   // (37.7 MB for ResNet-50's 512-channel layers) stream from memory for 4
   // rows each, and the GEMMs wait on the memory, worst with two threads
   // sharing it. F(2x2, 3x3) has 16 tiles and 16 matrices, for 1.8 times
-  // the multiply-adds: ResNet-50's two such Convs ran 1.70 -> 1.45 ms at 1
-  // thread and 1.24 -> 0.8 ms at 2 on Zen 4 (see the closing note of the
-  // change). From 16 tiles (a 14x14 map) F(4x4, 3x3)'s fewer multiplies win.
+  // the multiply-adds. On Zen 4 ResNet-50's two such Convs ran level at 1
+  // thread (1.7 ms each) and 1.24 -> 1.0 ms at 2, and the rest of the stage
+  // faster at both, its weights no longer evicted from L3: layer4 15.6 ->
+  // 14.9 ms at 1 thread, 8.7 -> 7.6 ms at 2. From 16 tiles (a 14x14 map)
+  // F(4x4, 3x3)'s fewer multiplies win.
   return ceil_div(OH, 4) * ceil_div(OW, 4) < 16 ? 2 : 4;
 }
 
