@@ -269,10 +269,9 @@ void pack_b_panels(const float* B, int64_t ldb, bool trans, int64_t k0, int64_t 
     const int64_t n = std::min(nr, cols - jr);
     float* d = dst + jr * kc;
     if (trans) {
-      for (int64_t j = 0; j < n; ++j) {
-        const float* src = B + (col0 + jr + j) * ldb + k0;
-        for (int64_t k = 0; k < kc; ++k) d[k * nr + j] = src[k];
-      }
+      // B's rows are the panel's columns: register transposes, 16 x 16 at
+      // a time (attention's K^T; a scalar scatter ran at a third the speed).
+      transpose_f32(B + (col0 + jr) * ldb + k0, ldb, n, kc, d, nr);
       if (n < nr)
         for (int64_t k = 0; k < kc; ++k) std::memset(d + k * nr + n, 0, static_cast<size_t>(nr - n) * sizeof(float));
     } else {
