@@ -4,7 +4,8 @@
 // - depthwise 2-D (group == C == M): vectorised across blocks of channels
 //   (conv/depthwise_blocked.h), W interleaved once at creation;
 // - 3x3, stride 1, dilation 1, group 1 with a constant W and maps of at
-//   least 7x7: Winograd F(4x4, 3x3) (conv/winograd.h), 4x fewer multiplies;
+//   least 7x7: Winograd (conv/winograd.h), F(4x4, 3x3) with 4x fewer
+//   multiplies, or F(2x2, 3x3) on maps of few tiles (7x7);
 // - group 1, 2-D, few input channels times taps (an image stem, C * kh * kw
 //   up to 160: ResNet's 7x7 over RGB is 147) and no residual: a direct kernel (conv/direct_few_channels.h)
 //   with no im2col, W packed once at creation;
