@@ -166,8 +166,8 @@ inline T select(bool c, T a, T b) {
   return c ? a : b;
 }
 
-// The exponential's pieces, shared with the vector copy in
-// softmax_simd_body.h: ln 2 split in two so that n * kLn2Hi is exact for
+// The exponential's pieces, shared by fast_exp_sum and its vector form
+// exp_sum_v16 below: ln 2 split in two so that n * kLn2Hi is exact for
 // the n of float's range (Cody-Waite), and e^r = 1 + r + r^2 P(r) on
 // [-ln2/2, ln2/2], P's coefficients from the highest degree.
 inline constexpr float kLn2Hi = 0.693359375f;
@@ -204,6 +204,32 @@ SY_MATH_INLINE float fast_exp_sum(float a, float b) {
 }
 
 SY_MATH_INLINE float fast_exp(float x) { return fast_exp_sum(x, 0.0f); }
+
+// GCC vectors of 16 floats and 16 int32s (one AVX-512 register, two AVX2
+// ones, four SSE ones) for the loops the compiler would not vectorise as
+// tightly from the scalar helpers: softmax_simd_body.h, activation_simd_body.h.
+// Helpers take them by reference: by value, the baseline and AVX2 builds
+// would pass them in an ABI GCC warns about (-Wpsabi, which no pragma
+// silences).
+typedef float V16f __attribute__((vector_size(64)));
+typedef int32_t V16i __attribute__((vector_size(64)));
+
+// a = e^(a + b) lane-wise: fast_exp_sum's steps without its clamps, for a
+// in [-104, 88.8] (callers clamp where their argument can leave it).
+SY_MATH_INLINE void exp_sum_v16(V16f& a, const V16f& b) {
+  const V16f t = a * 1.44269504088896341f + 12582912.0f;
+  const V16f n = t - 12582912.0f;
+  const V16i ni = (V16i)t - 0x4B400000;
+  V16f r = a - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  r = r + b;
+  V16f p = r * kExpPoly[0] + kExpPoly[1];
+  for (int k = 2; k < 6; ++k) p = p * r + kExpPoly[k];
+  const V16i n1 = ni >> 1;
+  const V16i s1 = (n1 + 127) << 23;
+  const V16i s2 = (ni - n1 + 127) << 23;
+  a = (p * r * r + r + 1.0f) * (V16f)s1 * (V16f)s2;
+}
 
 // erf and erfc to about 1 ulp (erf: max relative error 1.2e-7 over all
 // floats). Two regions. |x| < 0.85: an odd polynomial whose leading term is
@@ -268,22 +294,22 @@ SY_MATH_INLINE float fast_erf(float x) {
 // error 2e-9; GELU's in float about 4e-7). exp(-z^2) = exp(-x^2 / 2) comes
 // from |x| = hi + lo with hi * hi exact, as in erfc_large. Past
 // z = 10, erfc is below the smallest float.
+inline constexpr float kGeluS = 0.70710678118654752f;  // 1 / sqrt 2
+inline constexpr float kGeluMaxA = 14.1421356f;         // |x| at z = 10
 inline constexpr float kGeluQ[10] = {0.05573626980185509f,  -0.2922498285770416f, 0.5359684228897095f,
                                      -0.4415093958377838f,  0.4038059413433075f,  -0.002097755903378129f,
                                      0.19221614301204681f,  0.1714053452014923f,  0.18868933618068695f,
                                      0.1880355328321457f};  // Q, from the highest degree
 SY_MATH_INLINE float fast_gelu(float x) {
-  constexpr float kS = 0.70710678118654752f;
-  constexpr float kMaxA = 14.1421356f;  // |x| at z = 10
   const float ax = std::fabs(x);
-  const float a = select(ax > kMaxA, kMaxA, ax);  // NaN stays NaN
-  const float t = 3.0f / (3.0f + a * kS);
+  const float a = select(ax > kGeluMaxA, kGeluMaxA, ax);  // NaN stays NaN
+  const float t = 3.0f / (3.0f + a * kGeluS);
   float q = kGeluQ[0];
   for (int k = 1; k < 10; ++k) q = q * t + kGeluQ[k];
   const float hi = std::bit_cast<float>(std::bit_cast<uint32_t>(a) & 0xFFFFF000u);
   const float lo = a - hi;
   const float e = fast_exp_sum(-(hi * hi) * 0.5f, -(lo * (a + hi)) * 0.5f);
-  const float h = select(ax > kMaxA, 0.0f, 0.5f * t * q * e);  // erfc(|x| / sqrt 2) / 2
+  const float h = select(ax > kGeluMaxA, 0.0f, 0.5f * t * q * e);  // erfc(|x| / sqrt 2) / 2
   // x * Phi(x): x (1 - h) above 0, x h below; x or -0 where h underflows
   // (x * h would be NaN at +-inf).
   const float r = select(x >= 0.0f, x - x * h, x * h);
