@@ -33,8 +33,9 @@
 // Conv with a blocked side runs the transposed product: a 1x1 one reads
 // X^T from the blocks in place (no packing), others read im2col rows built
 // from the blocks (im2row_blocked); its GEMM stores Y^T straight into
-// blocks, with the blocked residual added on the way. A blocked region's last Conv (NCHW Y,
-// blocked residual) builds Y blocked in scratch, then transposes it.
+// blocks, with the blocked residual added on the way. A blocked region's
+// last Conv (NCHW Y, blocked residual) builds Y blocked in scratch, then
+// transposes it.
 #include <algorithm>
 #include <memory>
 #include <string>

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "providers/cpu/conv/blocked_layout.h"
+
 namespace sy::cpu {
 namespace {
 
@@ -247,11 +249,10 @@ void im2col(const float* x, int64_t channels, const WindowGeometry& g, int64_t p
 }
 
 void im2row_blocked(const float* x, int64_t channels, const WindowGeometry& g, float* rows, ThreadPool* pool) {
-  constexpr int64_t kBlock = 16;
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
   const int64_t K = channels * kh * kw;
-  const int64_t plane = H * W * kBlock;  // floats between channel blocks
+  const int64_t plane = H * W * kLayoutBlock;  // floats between channel blocks
   auto body = [&](int64_t r0, int64_t r1) {
     for (int64_t oh = r0; oh < r1; ++oh) {
       for (int64_t ow = 0; ow < OW; ++ow) {
@@ -264,9 +265,9 @@ void im2row_blocked(const float* x, int64_t channels, const WindowGeometry& g, f
               std::fill(dst, dst + channels, 0.0f);
               continue;
             }
-            const float* src = x + (ih * W + iw) * kBlock;
-            for (int64_t c = 0; c < channels; c += kBlock)
-              std::memcpy(dst + c, src + c / kBlock * plane, kBlock * sizeof(float));
+            const float* src = x + (ih * W + iw) * kLayoutBlock;
+            for (int64_t c = 0; c < channels; c += kLayoutBlock)
+              std::memcpy(dst + c, src + c / kLayoutBlock * plane, kLayoutBlock * sizeof(float));
           }
         }
       }

@@ -12,11 +12,19 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr auto align64 = KernelContext::scratch_align;
 
 // G v for n 3-vectors at once, v = (a[m], b[m], c[m]): u_i[m] = (G v)[i]
-// at u + i * u_step + m. One loop over m per output, which the compiler
-// vectorises; a 512-channel layer transforms 262144 filters, and doing them
-// one by one (in double) was 60 % of its creation time. Float keeps U
-// within a few ulp, far inside the 1e-4 that Winograd is held to.
-void weight_1d_n_f4(const float* a, const float* b, const float* c, float* u, int64_t u_step, int64_t n) {
+// at u + i * u_step + m, G being F(4x4, 3x3)'s 6 x 3 for tile 4 and
+// F(2x2, 3x3)'s 4 x 3 for tile 2. One loop over m per output, which the
+// compiler vectorises; a 512-channel layer transforms 262144 filters, and
+// doing them one by one (in double) was 60 % of its creation time. Float
+// keeps U within a few ulp, far inside the 1e-4 that Winograd is held to.
+void weight_1d_n(int64_t tile, const float* a, const float* b, const float* c, float* u, int64_t u_step, int64_t n) {
+  if (tile == 2) {
+    for (int64_t m = 0; m < n; ++m) u[m] = a[m];
+    for (int64_t m = 0; m < n; ++m) u[u_step + m] = (a[m] + b[m] + c[m]) * 0.5f;
+    for (int64_t m = 0; m < n; ++m) u[2 * u_step + m] = (a[m] - b[m] + c[m]) * 0.5f;
+    for (int64_t m = 0; m < n; ++m) u[3 * u_step + m] = c[m];
+    return;
+  }
   constexpr float k4 = 1.0f / 4.0f, k6 = 1.0f / 6.0f, k12 = 1.0f / 12.0f, k24 = 1.0f / 24.0f;
   for (int64_t m = 0; m < n; ++m) u[m] = a[m] * k4;
   for (int64_t m = 0; m < n; ++m) u[u_step + m] = -(a[m] + b[m] + c[m]) * k6;
@@ -24,22 +32,6 @@ void weight_1d_n_f4(const float* a, const float* b, const float* c, float* u, in
   for (int64_t m = 0; m < n; ++m) u[3 * u_step + m] = a[m] * k24 + b[m] * k12 + c[m] * k6;
   for (int64_t m = 0; m < n; ++m) u[4 * u_step + m] = a[m] * k24 - b[m] * k12 + c[m] * k6;
   for (int64_t m = 0; m < n; ++m) u[5 * u_step + m] = c[m];
-}
-
-// The same for F(2x2, 3x3)'s G, 4 x 3.
-void weight_1d_n_f2(const float* a, const float* b, const float* c, float* u, int64_t u_step, int64_t n) {
-  for (int64_t m = 0; m < n; ++m) u[m] = a[m];
-  for (int64_t m = 0; m < n; ++m) u[u_step + m] = (a[m] + b[m] + c[m]) * 0.5f;
-  for (int64_t m = 0; m < n; ++m) u[2 * u_step + m] = (a[m] - b[m] + c[m]) * 0.5f;
-  for (int64_t m = 0; m < n; ++m) u[3 * u_step + m] = c[m];
-}
-
-void weight_1d_n(int64_t tile, const float* a, const float* b, const float* c, float* u, int64_t u_step, int64_t n) {
-  if (tile == 2) {
-    weight_1d_n_f2(a, b, c, u, u_step, n);
-  } else {
-    weight_1d_n_f4(a, b, c, u, u_step, n);
-  }
 }
 
 }  // namespace

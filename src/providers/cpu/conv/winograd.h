@@ -41,8 +41,7 @@ class WinogradConv {
 
   // Transforms and packs W [M, C, 3, 3] for tiles of side `tile` (4 or 2).
   // False when packing memory ran out.
-  bool init(const float* w, int64_t M, int64_t C, int64_t tile = 4);
-  int64_t tile() const { return tile_; }
+  bool init(const float* w, int64_t M, int64_t C, int64_t tile);
   bool ready() const { return !u_.empty(); }
   int64_t out_channels() const { return M_; }
   int64_t in_channels() const { return C_; }

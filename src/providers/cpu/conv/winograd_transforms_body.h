@@ -3,66 +3,45 @@
 // vector policy (simd/vec_portable.h describes the interface).
 // Included at namespace scope; needs <algorithm>, <cstdint>, <cstring>.
 
-// r = B^T d for one 6-vector of F(4x4, 3x3) (points 0, +-1, +-2, infinity).
-template <class V>
-inline void input_1d_f4(const typename V::T d[6], typename V::T r[6]) {
-  const auto c4 = V::set1(4.0f), c2 = V::set1(2.0f);
-  // Shared terms: rows 1 and 2 differ only in the sign of (d3 - 4 d1),
-  // rows 3 and 4 in that of 2 (d3 - d1).
-  const auto d4_minus_4d2 = V::sub(d[4], V::mul(c4, d[2]));
-  const auto d3_minus_4d1 = V::sub(d[3], V::mul(c4, d[1]));
-  const auto d4_minus_d2 = V::sub(d[4], d[2]);
-  const auto d3_minus_d1 = V::sub(d[3], d[1]);
-  r[0] = V::add(V::fmadd(c4, d[0], V::mul(V::set1(-5.0f), d[2])), d[4]);
-  r[1] = V::add(d4_minus_4d2, d3_minus_4d1);
-  r[2] = V::sub(d4_minus_4d2, d3_minus_4d1);
-  r[3] = V::fmadd(c2, d3_minus_d1, d4_minus_d2);
-  r[4] = V::sub(d4_minus_d2, V::mul(c2, d3_minus_d1));
-  r[5] = V::add(V::fmadd(c4, d[1], V::mul(V::set1(-5.0f), d[3])), d[5]);
-}
-
-// r = B^T d for one 4-vector of F(2x2, 3x3) (points 0, +-1, infinity).
-template <class V>
-inline void input_1d_f2(const typename V::T d[4], typename V::T r[4]) {
-  r[0] = V::sub(d[0], d[2]);
-  r[1] = V::add(d[1], d[2]);
-  r[2] = V::sub(d[2], d[1]);
-  r[3] = V::sub(d[1], d[3]);
-}
-
-// o = A^T m for one 6-vector of F(4x4, 3x3).
-template <class V>
-inline void output_1d_f4(const typename V::T m[6], typename V::T o[4]) {
-  const auto s12 = V::add(m[1], m[2]), d12 = V::sub(m[1], m[2]);
-  const auto s34 = V::add(m[3], m[4]), d34 = V::sub(m[3], m[4]);
-  o[0] = V::add(V::add(m[0], s12), s34);
-  o[1] = V::fmadd(V::set1(2.0f), d34, d12);
-  o[2] = V::fmadd(V::set1(4.0f), s34, s12);
-  o[3] = V::add(V::fmadd(V::set1(8.0f), d34, d12), m[5]);
-}
-
-// o = A^T m for one 4-vector of F(2x2, 3x3).
-template <class V>
-inline void output_1d_f2(const typename V::T m[4], typename V::T o[2]) {
-  o[0] = V::add(V::add(m[0], m[1]), m[2]);
-  o[1] = V::sub(V::sub(m[1], m[2]), m[3]);
-}
-
-// The transforms for tiles of side kT.
+// r = B^T d for one patch-vector: F(4x4, 3x3)'s 6 points (0, +-1, +-2,
+// infinity) for kT = 4, F(2x2, 3x3)'s 4 (0, +-1, infinity) for kT = 2.
 template <class V, int kT>
 inline void input_1d(const typename V::T* d, typename V::T* r) {
-  if constexpr (kT == 4) {
-    input_1d_f4<V>(d, r);
+  if constexpr (kT == 2) {
+    r[0] = V::sub(d[0], d[2]);
+    r[1] = V::add(d[1], d[2]);
+    r[2] = V::sub(d[2], d[1]);
+    r[3] = V::sub(d[1], d[3]);
   } else {
-    input_1d_f2<V>(d, r);
+    const auto c4 = V::set1(4.0f), c2 = V::set1(2.0f);
+    // Shared terms: rows 1 and 2 differ only in the sign of (d3 - 4 d1),
+    // rows 3 and 4 in that of 2 (d3 - d1).
+    const auto d4_minus_4d2 = V::sub(d[4], V::mul(c4, d[2]));
+    const auto d3_minus_4d1 = V::sub(d[3], V::mul(c4, d[1]));
+    const auto d4_minus_d2 = V::sub(d[4], d[2]);
+    const auto d3_minus_d1 = V::sub(d[3], d[1]);
+    r[0] = V::add(V::fmadd(c4, d[0], V::mul(V::set1(-5.0f), d[2])), d[4]);
+    r[1] = V::add(d4_minus_4d2, d3_minus_4d1);
+    r[2] = V::sub(d4_minus_4d2, d3_minus_4d1);
+    r[3] = V::fmadd(c2, d3_minus_d1, d4_minus_d2);
+    r[4] = V::sub(d4_minus_d2, V::mul(c2, d3_minus_d1));
+    r[5] = V::add(V::fmadd(c4, d[1], V::mul(V::set1(-5.0f), d[3])), d[5]);
   }
 }
+
+// o = A^T m for one patch-vector, kT outputs.
 template <class V, int kT>
 inline void output_1d(const typename V::T* m, typename V::T* o) {
-  if constexpr (kT == 4) {
-    output_1d_f4<V>(m, o);
+  if constexpr (kT == 2) {
+    o[0] = V::add(V::add(m[0], m[1]), m[2]);
+    o[1] = V::sub(V::sub(m[1], m[2]), m[3]);
   } else {
-    output_1d_f2<V>(m, o);
+    const auto s12 = V::add(m[1], m[2]), d12 = V::sub(m[1], m[2]);
+    const auto s34 = V::add(m[3], m[4]), d34 = V::sub(m[3], m[4]);
+    o[0] = V::add(V::add(m[0], s12), s34);
+    o[1] = V::fmadd(V::set1(2.0f), d34, d12);
+    o[2] = V::fmadd(V::set1(4.0f), s34, s12);
+    o[3] = V::add(V::fmadd(V::set1(8.0f), d34, d12), m[5]);
   }
 }
 
