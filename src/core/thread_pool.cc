@@ -44,12 +44,23 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::run_chunks(Job* job) {
+int64_t TwoEndedCounter::take(bool from_back) {
+  uint64_t s = span_.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t front = s & 0xffffffffu, back = s >> 32;
+    if (front >= back) return -1;
+    const uint64_t next = from_back ? (front | (back - 1) << 32) : ((front + 1) | back << 32);
+    if (span_.compare_exchange_weak(s, next, std::memory_order_relaxed))
+      return static_cast<int64_t>(from_back ? back - 1 : front);
+  }
+}
+
+void ThreadPool::run_chunks(Job* job, bool from_back) {
   const bool was_inside = t_inside_chunk;
   t_inside_chunk = true;
   for (;;) {
-    const int64_t c = job->next.fetch_add(1, std::memory_order_relaxed);
-    if (c >= job->num_chunks) break;
+    const int64_t c = job->chunks.take(from_back);
+    if (c < 0) break;
     const int64_t begin = c * job->chunk;
     const int64_t end = std::min(job->n, begin + job->chunk);
     job->fn(begin, end);
@@ -60,7 +71,7 @@ void ThreadPool::run_chunks(Job* job) {
 
 ThreadPool::Job* ThreadPool::acquire_job_locked() {
   for (Job* j = jobs_; j != nullptr; j = j->next_job) {
-    if (j->next.load(std::memory_order_relaxed) < j->num_chunks) {
+    if (!j->chunks.empty()) {
       j->active_workers.fetch_add(1, std::memory_order_acq_rel);
       return j;
     }
@@ -84,7 +95,7 @@ void ThreadPool::worker_loop() {
     }
     // Every listed job may be fully claimed already: then wait for the next.
     while (job != nullptr) {
-      run_chunks(job);
+      run_chunks(job, true);
       job->active_workers.fetch_sub(1, std::memory_order_acq_rel);
       // Another caller's job may still have chunks to take.
       std::lock_guard<std::mutex> lock(mutex_);
@@ -110,6 +121,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int
   job.n = n;
   job.chunk = chunk;
   job.num_chunks = num_chunks;
+  job.chunks.reset(num_chunks);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job.next_job = jobs_;
@@ -118,7 +130,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int
   }
   wake_.notify_all();
 
-  run_chunks(&job);
+  run_chunks(&job, false);
 
   {
     std::lock_guard<std::mutex> lock(mutex_);

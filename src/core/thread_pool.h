@@ -1,5 +1,6 @@
 // ThreadPool: intra-op parallelism. parallel_for splits a range into chunks
-// that the calling thread and the workers take from a shared counter.
+// that the calling thread takes from the front and the workers from the
+// back (TwoEndedCounter).
 //
 // Workers spin briefly before sleeping, because a model's nodes arrive
 // microseconds apart and a futex wake-up per node would cost more than many
@@ -19,6 +20,29 @@
 
 namespace sy {
 
+// Tasks [0, n) that threads claim one at a time from either end of the
+// range. Taking the caller's share from the front and the workers' from
+// the back keeps the balance dynamic while every op splits its data the
+// same way between the threads: the first part to the caller, the last to
+// the workers, however the tasks happen to balance. That matters where the
+// cores do not share a cache (vCPUs on different core complexes): the
+// data an op wrote then mostly sits in the cache of the thread that reads
+// it next, instead of wherever each task last happened to run.
+class TwoEndedCounter {
+ public:
+  explicit TwoEndedCounter(int64_t n = 0) { reset(n); }  // n below 2^32
+  void reset(int64_t n) { span_.store(static_cast<uint64_t>(n) << 32, std::memory_order_relaxed); }
+  // The next task from the front (or back), or -1 when none is left.
+  int64_t take(bool from_back);
+  bool empty() const {
+    const uint64_t s = span_.load(std::memory_order_relaxed);
+    return (s & 0xffffffffu) >= (s >> 32);
+  }
+
+ private:
+  std::atomic<uint64_t> span_{0};  // unclaimed [front, back), front in the low 32 bits
+};
+
 class ThreadPool {
  public:
   // num_threads counts the caller: 1 means no worker threads at all.
@@ -29,9 +53,9 @@ class ThreadPool {
 
   int num_threads() const { return num_threads_; }
 
-  // Calls fn(begin, end) on disjoint sub-ranges covering [0, n). Ranges are
-  // at least `min_chunk` long (except the last), so tiny ops stay on one
-  // thread. Returns when every call has returned.
+  // Calls fn(begin, end) on disjoint sub-ranges covering [0, n), of near
+  // equal length and at most ceil(n / min_chunk) of them, so tiny ops stay
+  // on one thread. Returns when every call has returned.
   void parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int64_t, int64_t)> fn);
 
   // The number of hardware threads, at least 1.
@@ -43,7 +67,7 @@ class ThreadPool {
     int64_t n;
     int64_t chunk;
     int64_t num_chunks;
-    std::atomic<int64_t> next{0};
+    TwoEndedCounter chunks;  // the caller takes from the front, workers from the back
     std::atomic<int64_t> done{0};
     std::atomic<int> active_workers{0};  // workers holding a pointer to this job
     Job* next_job = nullptr;
@@ -51,8 +75,9 @@ class ThreadPool {
   };
 
   void worker_loop();
-  // Runs chunks of `job` until none are left; returns how many it ran.
-  static void run_chunks(Job* job);
+  // Runs chunks of `job` until none are left: the caller from the front of
+  // the range, workers from the back.
+  static void run_chunks(Job* job, bool from_back);
   Job* acquire_job_locked();
 
   const int num_threads_;

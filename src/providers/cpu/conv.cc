@@ -403,6 +403,9 @@ class ConvKernel final : public Kernel {
     blocked.bias = bias;
     blocked.c_block_stride = out_size * kLayoutBlock;
     blocked.a_block_stride = ep.a_block_stride;
+    // Blocked maps of many positions split by position among the threads
+    // (blocked_layout.h's kSpatialSplitPositions).
+    blocked.split_rows_only = out_size >= kSpatialSplitPositions;
     for (int64_t n = 0; n < N; ++n) {
       // A: X^T itself (pointwise), rows of a blocked X's windows (read in
       // place, k contiguous), or NCHW im2col columns (packed transposed).

@@ -174,21 +174,25 @@ TEST(DepthwiseBlockedTest, EveryVariantMatchesDefinition) {
 }
 
 TEST(DepthwiseBlockedTest, ScheduledKernelOnOneAndTwoThreads) {
-  DepthwiseShape s = make_shape(40, 45, 50, 3, 3, 1, 1, 1, 1, 1, 1);  // 45 x 50 outputs: several bands
-  s.N = 2;
-  const std::vector<float> x = test_values(static_cast<size_t>(s.N * s.C * s.H * s.W), 4);
-  const std::vector<float> w = test_values(static_cast<size_t>(s.C * 9), 5);
-  const std::vector<float> bias = test_values(static_cast<size_t>(s.C), 6);
-  const std::vector<float> want = reference(s, x, w, bias, 0.0f, std::numeric_limits<float>::infinity());
-  const std::vector<float> packed = pack_depthwise_weights(w.data(), s.C, 9);
-  for (int threads : {1, 2}) {
-    SCOPED_TRACE(threads);
-    ThreadPool pool(threads);
-    std::vector<float> scratch(static_cast<size_t>(depthwise_blocked_scratch_floats(s, pool)));
-    std::vector<float> y(want.size(), std::numeric_limits<float>::quiet_NaN());
-    depthwise_blocked(s, x.data(), packed.data(), bias.data(), 0.0f, std::numeric_limits<float>::infinity(), y.data(),
-                      scratch.data(), pool);
-    expect_near(y, want);
+  // 45 x 50 outputs: several bands by size; 14 x 14: one band by size, cut
+  // into one per thread (the maps split by rows among the threads).
+  for (auto [H, W] : {std::pair<int64_t, int64_t>{45, 50}, std::pair<int64_t, int64_t>{14, 14}}) {
+    DepthwiseShape s = make_shape(40, H, W, 3, 3, 1, 1, 1, 1, 1, 1);
+    s.N = 2;
+    const std::vector<float> x = test_values(static_cast<size_t>(s.N * s.C * s.H * s.W), 4);
+    const std::vector<float> w = test_values(static_cast<size_t>(s.C * 9), 5);
+    const std::vector<float> bias = test_values(static_cast<size_t>(s.C), 6);
+    const std::vector<float> want = reference(s, x, w, bias, 0.0f, std::numeric_limits<float>::infinity());
+    const std::vector<float> packed = pack_depthwise_weights(w.data(), s.C, 9);
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(std::to_string(H) + "x" + std::to_string(W) + " threads " + std::to_string(threads));
+      ThreadPool pool(threads);
+      std::vector<float> scratch(static_cast<size_t>(depthwise_blocked_scratch_floats(s, pool)));
+      std::vector<float> y(want.size(), std::numeric_limits<float>::quiet_NaN());
+      depthwise_blocked(s, x.data(), packed.data(), bias.data(), 0.0f, std::numeric_limits<float>::infinity(),
+                        y.data(), scratch.data(), pool);
+      expect_near(y, want);
+    }
   }
 }
 

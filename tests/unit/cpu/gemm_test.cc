@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/thread_pool.h"
@@ -309,6 +310,52 @@ INSTANTIATE_TEST_SUITE_P(Isa, SgemmIsaTest, ::testing::Values(GemmIsa::kScalar, 
                          [](const ::testing::TestParamInfo<GemmIsa>& info) {
                            return std::string(gemm_isa_name(info.param));
                          });
+
+// split_rows_only: every task spans all of C's columns, the calling thread
+// computes a leading run of rows and the worker the rest (the rows a conv's
+// neighbours in a chain split the same way), and the product is right.
+TEST(SgemmTest, SplitRowsOnlyKeepsWholeRowsOnOneThread) {
+  const int64_t M = 60, N = 960, K = 160;  // split by columns when free to
+  const std::vector<float> a = test_values(static_cast<size_t>(M * K), 1);
+  const std::vector<float> b = test_values(static_cast<size_t>(K * N), 2);
+  const PackedMatrix pb = pack_b(false, K, N, b.data(), N);
+  struct Seen {
+    std::mutex mu;
+    std::thread::id caller;
+    std::vector<int> by_caller;  // per element of C: -1 unseen, 1 caller, 0 worker
+  } seen;
+  seen.caller = std::this_thread::get_id();
+  GemmEpilogue ep;
+  ep.split_rows_only = true;
+  ep.block_done_context = &seen;
+  ep.block_done = [](void* ctx, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+    auto* s = static_cast<Seen*>(ctx);
+    std::lock_guard<std::mutex> lock(s->mu);
+    for (int64_t r = row0; r < row0 + rows; ++r)
+      for (int64_t j = col0; j < col0 + cols; ++j)
+        s->by_caller[static_cast<size_t>(r * 960 + j)] = std::this_thread::get_id() == s->caller ? 1 : 0;
+  };
+  ThreadPool pool(2);
+  Workspace ws(sgemm_workspace_size(M, N, K, &pool));
+  for (int rep = 0; rep < 20; ++rep) {
+    seen.by_caller.assign(static_cast<size_t>(M * N), -1);
+    std::vector<float> c(static_cast<size_t>(M * N), -7.0f);
+    sgemm_packed_b(false, M, N, K, 1.0f, a.data(), K, pb, 0.0f, c.data(), N, &pool, ws.get(), ep);
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t j = 0; j < N; ++j)
+        ASSERT_EQ(seen.by_caller[static_cast<size_t>(r * N + j)], seen.by_caller[static_cast<size_t>(r * N)])
+            << "row " << r << " split between threads at column " << j;
+    int64_t i = 0;
+    while (i < M && seen.by_caller[static_cast<size_t>(i * N)] == 1) ++i;
+    for (; i < M; ++i) ASSERT_EQ(seen.by_caller[static_cast<size_t>(i * N)], 0) << "row " << i << " rep " << rep;
+    for (int64_t r = 0; r < M; r += 37)
+      for (int64_t j = 0; j < N; j += 13) {
+        double s = 0;
+        for (int64_t p = 0; p < K; ++p) s += static_cast<double>(a[r * K + p]) * b[p * N + j];
+        ASSERT_NEAR(c[static_cast<size_t>(r * N + j)], s, 1e-3) << "C[" << r << "," << j << "]";
+      }
+  }
+}
 
 // block_done sees every element of C exactly once, after its last update:
 // each reported block is copied out at the time of the call and must then

@@ -1,5 +1,5 @@
 // The portable depthwise variant, the run-time choice among the variants,
-// weight packing and the split into (image, channel block, row band) units
+// weight packing and the split into (image, row band, channel block) units
 // that the threads take one at a time
 // (see depthwise_blocked.h).
 #include "providers/cpu/conv/depthwise_blocked.h"
@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/cpu_features.h"
+#include "providers/cpu/conv/blocked_layout.h"
 #include "providers/cpu/simd/interleave_channels.h"
 #include "providers/cpu/simd/vec_portable.h"
 
@@ -50,13 +51,17 @@ struct Plan {
   int64_t plane_floats = 0, staging_floats = 0;  // per unit's scratch
 };
 
-Plan plan_for(const DepthwiseShape& s) {
+Plan plan_for(const DepthwiseShape& s, int threads) {
   const int64_t L = best_variant().lanes;
   Plan p;
   p.blocks = (s.C + L - 1) / L;
-  // Bands of equal height, so every unit costs about the same.
+  // Bands of equal height, so every unit costs about the same. Units go
+  // band by band, so the threads (one from each end, TwoEndedCounter)
+  // split the map by rows, as the 1x1 Convs around it do
+  // (blocked_layout.h's kSpatialSplitPositions): at least a band a thread.
   const int64_t max_rows = std::clamp<int64_t>(kBandPositions / std::max<int64_t>(1, s.OW), 1, std::max<int64_t>(1, s.OH));
   p.bands = (s.OH + max_rows - 1) / max_rows;
+  if (s.OH * s.OW >= kSpatialSplitPositions) p.bands = std::min<int64_t>(s.OH, std::max<int64_t>(p.bands, threads));
   p.band_rows = (s.OH + p.bands - 1) / p.bands;
   p.units = s.N * p.blocks * p.bands;
   const int64_t rows = (p.band_rows - 1) * s.stride_h + (s.kh - 1) * s.dilation_h + 1;
@@ -99,24 +104,25 @@ std::vector<float> pack_depthwise_weights(const float* w, int64_t C, int64_t tap
 }
 
 int64_t depthwise_blocked_scratch_floats(const DepthwiseShape& shape, const ThreadPool& pool) {
-  const Plan p = plan_for(shape);
+  const Plan p = plan_for(shape, pool.num_threads());
   return lanes_for(p, pool) * (p.plane_floats + p.staging_floats);
 }
 
 void depthwise_blocked(const DepthwiseShape& s, const float* x, const float* packed_w, const float* bias, float lo,
                        float hi, float* y, float* scratch, ThreadPool& pool) {
   const Variant& v = best_variant();
-  const Plan p = plan_for(s);
+  const Plan p = plan_for(s, pool.num_threads());
   if (p.units == 0) return;
   const int64_t lanes = lanes_for(p, pool);
   const int64_t taps = s.kh * s.kw;
-  std::atomic<int64_t> next{0};
+  // Lane 0 (the caller's) takes units from the front, the others from the
+  // back (TwoEndedCounter says why).
+  TwoEndedCounter next(p.units);
   pool.parallel_for(lanes, 1, [&](int64_t begin, int64_t end) {
     for (int64_t lane = begin; lane < end; ++lane) {
       float* mine = scratch + lane * (p.plane_floats + p.staging_floats);
-      for (int64_t u = next.fetch_add(1, std::memory_order_relaxed); u < p.units;
-           u = next.fetch_add(1, std::memory_order_relaxed)) {
-        const int64_t band = u % p.bands, block = u / p.bands % p.blocks, n = u / (p.bands * p.blocks);
+      for (int64_t u = next.take(lane != 0); u >= 0; u = next.take(lane != 0)) {
+        const int64_t block = u % p.blocks, band = u / p.blocks % p.bands, n = u / (p.bands * p.blocks);
         DepthwiseBandArgs a;
         a.s = s;
         a.x = x + n * s.C * s.H * s.W;

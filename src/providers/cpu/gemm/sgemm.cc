@@ -143,7 +143,7 @@ double plan_cost(const Plan& p, int64_t M, int64_t N, Prepacked packed, std::vec
   return *std::max_element(lane_time.begin(), lane_time.begin() + p.lanes);
 }
 
-Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
+Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed, bool rows_only) {
   M = std::max<int64_t>(M, 1);
   N = std::max<int64_t>(N, 1);
   const double k = static_cast<double>(std::max<int64_t>(K, 1));
@@ -160,7 +160,7 @@ Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed)
   double best_cost = std::numeric_limits<double>::max();
   std::vector<double> lane_time(static_cast<size_t>(thread_count));
   for (int64_t tm = 1; tm <= max_tasks; ++tm) {
-    for (int64_t tn = 1; tm * tn <= max_tasks; ++tn) {
+    for (int64_t tn = 1; tm * tn <= max_tasks && (tn == 1 || !rows_only); ++tn) {
       Plan p;
       p.tile_m = round_up(ceil_div(M, tm), kMr);
       p.tile_n = round_up(ceil_div(N, tn), kNGranule);
@@ -183,11 +183,11 @@ Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed)
 // 2 ms at 64 threads), so each calling thread keeps the plans it made, one
 // per slot of a table indexed by a hash of the arguments: a model's few
 // dozen shapes (times the three packing cases) mostly get a slot each.
-Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
+Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed, bool rows_only) {
   struct Entry {
     int64_t M = -1, N = -1, K = -1;
     int threads = 0;
-    bool a = false, b = false;
+    bool a = false, b = false, rows_only = false;
     Plan plan;
   };
   constexpr uint64_t kSlots = 256;
@@ -195,10 +195,12 @@ Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed) {
   uint64_t h = static_cast<uint64_t>(M) * 0x9E3779B97F4A7C15ull;
   h = (h ^ static_cast<uint64_t>(N)) * 0x9E3779B97F4A7C15ull;
   h = (h ^ static_cast<uint64_t>(K)) * 0x9E3779B97F4A7C15ull;
-  h = (h ^ (static_cast<uint64_t>(threads) << 2 | (packed.a ? 2u : 0u) | (packed.b ? 1u : 0u))) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ (static_cast<uint64_t>(threads) << 3 | (rows_only ? 4u : 0u) | (packed.a ? 2u : 0u) | (packed.b ? 1u : 0u))) *
+      0x9E3779B97F4A7C15ull;
   Entry& e = cache[(h >> 32) % kSlots];
-  if (e.M != M || e.N != N || e.K != K || e.threads != threads || e.a != packed.a || e.b != packed.b)
-    e = Entry{M, N, K, threads, packed.a, packed.b, search_plan(M, N, K, threads, packed)};
+  if (e.M != M || e.N != N || e.K != K || e.threads != threads || e.a != packed.a || e.b != packed.b ||
+      e.rows_only != rows_only)
+    e = Entry{M, N, K, threads, packed.a, packed.b, rows_only, search_plan(M, N, K, threads, packed, rows_only)};
   return e.plan;
 }
 
@@ -459,7 +461,7 @@ void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
   if (g.M <= 0 || g.N <= 0) return;
   // An A read in place costs the tasks no packing either.
   const Prepacked packed{!packs_a(g.a), g.b.packed != nullptr};
-  const Plan plan = make_plan(g.M, g.N, g.K, pool != nullptr ? pool->num_threads() : 1, packed);
+  const Plan plan = make_plan(g.M, g.N, g.K, pool != nullptr ? pool->num_threads() : 1, packed, g.ep.split_rows_only);
   const int64_t a_floats = a_buffer_floats(plan, g.K);
   const int64_t b_floats = b_buffer_floats(plan, g.K);
   float* ws = static_cast<float*>(workspace);
@@ -476,14 +478,13 @@ void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
     return;
   }
   // Each lane owns one slice of the workspace and takes tasks from a shared
-  // counter: whichever thread is free runs the next one.
-  std::atomic<int64_t> next{0};
+  // counter, lane 0 (the caller's) from the front and the others from the
+  // back (TwoEndedCounter says why): whichever thread is free runs the next.
+  TwoEndedCounter next(tasks);
   pool->parallel_for(plan.lanes, 1, [&](int64_t begin, int64_t end) {
     for (int64_t lane = begin; lane < end; ++lane) {
       float* buffers = ws + lane * (a_floats + b_floats);
-      for (int64_t t = next.fetch_add(1, std::memory_order_relaxed); t < tasks;
-           t = next.fetch_add(1, std::memory_order_relaxed))
-        task(t, buffers);
+      for (int64_t t = next.take(lane != 0); t >= 0; t = next.take(lane != 0)) task(t, buffers);
     }
   });
 }
@@ -671,12 +672,14 @@ void pack_b_row(PackedMatrix& B, int64_t k, const float* row) {
 
 size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* pool) {
   if (M <= 0 || N <= 0) return 0;
-  // One size for every entry point: the plan depends on which operand is prepacked.
+  // One size for every entry point: the plan depends on which operand is
+  // prepacked and on GemmEpilogue::split_rows_only.
   size_t floats = 0;
-  for (Prepacked packed : {Prepacked{false, false}, Prepacked{true, false}, Prepacked{false, true}, Prepacked{true, true}}) {
-    const Plan plan = make_plan(M, N, K, pool != nullptr ? pool->num_threads() : 1, packed);
-    floats = std::max(floats, static_cast<size_t>(plan.lanes * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))));
-  }
+  for (Prepacked packed : {Prepacked{false, false}, Prepacked{true, false}, Prepacked{false, true}, Prepacked{true, true}})
+    for (bool rows_only : {false, true}) {
+      const Plan plan = make_plan(M, N, K, pool != nullptr ? pool->num_threads() : 1, packed, rows_only);
+      floats = std::max(floats, static_cast<size_t>(plan.lanes * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))));
+    }
   return floats * sizeof(float);
 }
 

@@ -76,6 +76,11 @@ struct GemmEpilogue {
   // the micro-panels. Either way the conv needs no NCHW copy of its input.
   int64_t a_block_stride = 0;
   int64_t b_block_stride = 0;
+  // Threads split C by rows only (a conv's output positions), never by
+  // columns. Convs in a chain that all split their maps by position keep
+  // each part of every map on one thread: what matters where the cores do
+  // not share a cache (see TwoEndedCounter in core/thread_pool.h).
+  bool split_rows_only = false;
 };
 
 // The epilogue's activation as a clamp to [lo, hi] (Relu: [0, +inf]; Clip:
