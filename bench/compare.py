@@ -85,6 +85,19 @@ def fma_peak(max_threads: int) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def core_round_trip() -> float:
+    """Builds and runs bench/core_round_trip.cc: ns for a cache line between CPUs 0 and 1, or None."""
+    exe = os.path.join(HERE, ".build", "core_round_trip")
+    src = os.path.join(HERE, "core_round_trip.cc")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        subprocess.run(["g++", "-O2", "-std=c++17", "-pthread", src, "-o", exe], check=True)
+    p = subprocess.run([exe], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    return json.loads(p.stdout.strip().splitlines()[-1])["round_trip_ns"]
+
+
 def input_args(models_dir: str, model: str):
     folder = os.path.join(models_dir, model + ".inputs")
     args = []
@@ -244,6 +257,18 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
               f"{a.torch_max_seconds:g} s per process (at least 2 timed runs), so slow models have fewer runs.",
               f"- PyTorch BLAS: {env.get('torch_blas', '?')}.",
               "- Peak RSS is per process (Node.js and Python interpreters included), the max over rounds.", ""]
+    trips = [(m, t, tool, [r.get("core_round_trip_ns") for r in rs]) for (m, t, tool), rs in table.items() if t > 1]
+    if any(x is not None for *_, xs in trips for x in xs):
+        lines += ["## Core-to-core round trip of each multi-thread run", "",
+                  "A cache line between CPUs 0 and 1 (bench/core_round_trip.cc), measured just before each run, "
+                  "in ns, round by round. About 55 ns: the two vCPUs share an L3. Several hundred: the machine "
+                  "had them on different core complexes, where every runtime's 2-thread runs are slower "
+                  "(bench/README.md).", "",
+                  "| model | threads | tool | round trip ns per round |", "|---|---|---|---|"]
+        for m, t, tool, xs in trips:
+            lines.append(f"| {m} | {t} | {TOOL_TITLES[tool]} | " + ", ".join("—" if x is None else f"{x:.0f}" for x in xs)
+                         + " |")
+        lines.append("")
     for (m, t, tool), rs in table.items():
         for r in rs:
             if "error" in r:
@@ -359,7 +384,12 @@ def main() -> int:
         for t in threads:
             for k in range(a.rounds):
                 for tool in a.tools:
+                    # Where the machine moves its vCPUs between core
+                    # complexes, this says which placement a run had.
+                    trip = core_round_trip() if t > 1 else None
                     r = run_one(tool, m, t, a)
+                    if trip is not None:
+                        r["core_round_trip_ns"] = trip
                     table.setdefault((m, t, tool), []).append(r)
                     what = r["error"] if "error" in r else f"median {r['median_ms']:.2f} ms ({r['runs']} runs)"
                     log(f"[{time.perf_counter() - start:6.0f} s] {m} threads={t} round {k + 1}/{a.rounds} "
