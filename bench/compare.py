@@ -74,25 +74,25 @@ def ensure_apt_packages() -> None:
         log(f"warning: could not install {missing}; the chart or the PyTorch BLAS may be missing")
 
 
-def fma_peak(max_threads: int) -> dict:
-    """Builds and runs bench/fma_peak.cc: GFLOP/s of a pure FMA loop per thread count."""
-    exe = os.path.join(HERE, ".build", "fma_peak")
-    src = os.path.join(HERE, "fma_peak.cc")
+def built_tool(name: str) -> str:
+    """bench/<name>.cc built into bench/.build/<name> when missing or older than its source."""
+    exe = os.path.join(HERE, ".build", name)
+    src = os.path.join(HERE, name + ".cc")
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         os.makedirs(os.path.dirname(exe), exist_ok=True)
         subprocess.run(["g++", "-O3", "-std=c++17", "-pthread", src, "-o", exe], check=True)
-    p = subprocess.run([exe, str(max_threads)], capture_output=True, text=True, check=True)
+    return exe
+
+
+def fma_peak(max_threads: int) -> dict:
+    """Runs bench/fma_peak.cc: GFLOP/s of a pure FMA loop per thread count."""
+    p = subprocess.run([built_tool("fma_peak"), str(max_threads)], capture_output=True, text=True, check=True)
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def core_round_trip() -> float:
-    """Builds and runs bench/core_round_trip.cc: ns for a cache line between CPUs 0 and 1, or None."""
-    exe = os.path.join(HERE, ".build", "core_round_trip")
-    src = os.path.join(HERE, "core_round_trip.cc")
-    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
-        os.makedirs(os.path.dirname(exe), exist_ok=True)
-        subprocess.run(["g++", "-O2", "-std=c++17", "-pthread", src, "-o", exe], check=True)
-    p = subprocess.run([exe], capture_output=True, text=True)
+    """Runs bench/core_round_trip.cc: ns for a cache line between CPUs 0 and 1, or None."""
+    p = subprocess.run([built_tool("core_round_trip")], capture_output=True, text=True)
     if p.returncode != 0:
         return None
     return json.loads(p.stdout.strip().splitlines()[-1])["round_trip_ns"]

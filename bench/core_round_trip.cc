@@ -6,7 +6,7 @@
 // bench/README.md), so bench/compare measures it next to each 2-thread
 // run. Prints one JSON line.
 //
-//   g++ -O2 -std=c++17 -pthread bench/core_round_trip.cc -o core_round_trip && ./core_round_trip
+//   g++ -O3 -std=c++17 -pthread bench/core_round_trip.cc -o core_round_trip && ./core_round_trip
 #include <pthread.h>
 #include <sched.h>
 

@@ -11,6 +11,9 @@ namespace sy {
 namespace {
 
 thread_local bool t_inside_chunk = false;
+// Which end of a range this thread takes from: workers the back, callers
+// the front (set while a thread runs a job's chunks).
+thread_local bool t_from_back = false;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,8 +59,9 @@ int64_t TwoEndedCounter::take(bool from_back) {
 }
 
 void ThreadPool::run_chunks(Job* job, bool from_back) {
-  const bool was_inside = t_inside_chunk;
+  const bool was_inside = t_inside_chunk, was_from_back = t_from_back;
   t_inside_chunk = true;
+  t_from_back = from_back;
   for (;;) {
     const int64_t c = job->chunks.take(from_back);
     if (c < 0) break;
@@ -67,6 +71,7 @@ void ThreadPool::run_chunks(Job* job, bool from_back) {
     job->done.fetch_add(1, std::memory_order_release);
   }
   t_inside_chunk = was_inside;
+  t_from_back = was_from_back;
 }
 
 ThreadPool::Job* ThreadPool::acquire_job_locked() {
@@ -142,6 +147,22 @@ void ThreadPool::parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int
   // to let go of its pointer to `job`, which lives on this stack frame.
   while (job.done.load(std::memory_order_acquire) < num_chunks) cpu_relax();
   while (job.active_workers.load(std::memory_order_acquire) > 0) cpu_relax();
+}
+
+void ThreadPool::run_tasks(int64_t lanes, int64_t tasks, FunctionRef<void(int64_t, int64_t)> fn) {
+  if (tasks <= 0) return;
+  TwoEndedCounter next(tasks);
+  auto lane = [&](int64_t index) {
+    for (int64_t t = next.take(t_from_back); t >= 0; t = next.take(t_from_back)) fn(index, t);
+  };
+  lanes = std::clamp<int64_t>(lanes, 1, tasks);
+  if (lanes == 1) {
+    lane(0);
+    return;
+  }
+  parallel_for(lanes, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) lane(i);
+  });
 }
 
 }  // namespace sy

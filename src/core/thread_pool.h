@@ -58,6 +58,14 @@ class ThreadPool {
   // on one thread. Returns when every call has returned.
   void parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int64_t, int64_t)> fn);
 
+  // Calls fn(lane, task) for every task in [0, tasks) on up to `lanes`
+  // threads at once, each thread taking the next task when it is free (a
+  // slow task holds up no fixed share of the others) and passing its lane
+  // in [0, lanes), which no other thread uses meanwhile: an index into
+  // per-lane scratch. The caller takes tasks from the front of the range
+  // and workers from the back (TwoEndedCounter).
+  void run_tasks(int64_t lanes, int64_t tasks, FunctionRef<void(int64_t, int64_t)> fn);
+
   // The number of hardware threads, at least 1.
   static int hardware_threads();
 

@@ -31,7 +31,6 @@
 // once and the results rounded once; double runs the same steps in double
 // with plain loops.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -530,22 +529,9 @@ class AttentionKernel final : public Kernel {
     p.alpha = static_cast<C>(has_scale_ ? static_cast<double>(scale_)
                                         : 1.0 / std::sqrt(static_cast<double>(d.head_size)));
 
-    // Lanes take tasks from a shared counter, each with its own scratch,
-    // so a slow task does not hold up a fixed share of the others.
-    std::atomic<int64_t> next{0};
-    auto lane = [&](int64_t index) {
-      char* mine = lanes_base + static_cast<size_t>(index) * p.lane_bytes;
-      for (int64_t t = next.fetch_add(1, std::memory_order_relaxed); t < tasks;
-           t = next.fetch_add(1, std::memory_order_relaxed))
-        run_block(p, t, mine);
-    };
-    if (lanes <= 1) {
-      lane(0);
-    } else {
-      pool.parallel_for(lanes, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) lane(i);
-      });
-    }
+    // Each lane has its own scratch.
+    pool.run_tasks(lanes, tasks,
+                   [&](int64_t lane, int64_t t) { run_block(p, t, lanes_base + static_cast<size_t>(lane) * p.lane_bytes); });
 
     if (y_wide != nullptr) narrow(pool, y_wide, *out.y);
     if (qk_wide != nullptr) narrow(pool, qk_wide, *out.qk);

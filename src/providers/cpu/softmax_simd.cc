@@ -1,5 +1,4 @@
 // The baseline float Softmax row and the run-time choice (see softmax_simd.h).
-
 #include "providers/cpu/softmax_simd.h"
 
 #include <cstring>

@@ -71,6 +71,40 @@ TEST(ThreadPoolTest, NestedParallelForRunsInline) {
   EXPECT_EQ(total.load(), 80);
 }
 
+// run_tasks: every task once, lanes in [0, lanes) never in use by two
+// threads at once (they index per-lane scratch), and the caller's tasks a
+// prefix of the range.
+TEST(ThreadPoolTest, RunTasksGivesEachLaneToOneThreadAtATime) {
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    const std::thread::id caller = std::this_thread::get_id();
+    for (int64_t lanes : {1, 2, 3, 8}) {
+      for (int64_t tasks : {1, 2, 5, 200}) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(tasks));
+        std::vector<int> by_caller(static_cast<size_t>(tasks), -1);
+        std::vector<std::atomic<int>> in_use(static_cast<size_t>(lanes));
+        std::atomic<bool> lane_shared{false}, lane_out_of_range{false};
+        pool.run_tasks(lanes, tasks, [&](int64_t lane, int64_t t) {
+          if (lane < 0 || lane >= lanes) {
+            lane_out_of_range = true;
+            return;
+          }
+          if (in_use[static_cast<size_t>(lane)].fetch_add(1) != 0) lane_shared = true;
+          hits[static_cast<size_t>(t)].fetch_add(1);
+          by_caller[static_cast<size_t>(t)] = std::this_thread::get_id() == caller ? 1 : 0;
+          in_use[static_cast<size_t>(lane)].fetch_sub(1);
+        });
+        ASSERT_FALSE(lane_out_of_range) << "lanes " << lanes;
+        ASSERT_FALSE(lane_shared) << "lanes " << lanes << " threads " << threads;
+        for (int64_t t = 0; t < tasks; ++t) ASSERT_EQ(hits[static_cast<size_t>(t)].load(), 1) << "task " << t;
+        int64_t prefix = 0;
+        while (prefix < tasks && by_caller[static_cast<size_t>(prefix)] == 1) ++prefix;
+        for (int64_t t = prefix; t < tasks; ++t) ASSERT_EQ(by_caller[static_cast<size_t>(t)], 0) << "task " << t;
+      }
+    }
+  }
+}
+
 TEST(TwoEndedCounterTest, EndsMeetWithoutOverlap) {
   TwoEndedCounter c(5);
   EXPECT_EQ(c.take(false), 0);

@@ -5,7 +5,6 @@
 #include "providers/cpu/conv/depthwise_blocked.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -115,30 +114,23 @@ void depthwise_blocked(const DepthwiseShape& s, const float* x, const float* pac
   if (p.units == 0) return;
   const int64_t lanes = lanes_for(p, pool);
   const int64_t taps = s.kh * s.kw;
-  // Lane 0 (the caller's) takes units from the front, the others from the
-  // back (TwoEndedCounter says why).
-  TwoEndedCounter next(p.units);
-  pool.parallel_for(lanes, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t lane = begin; lane < end; ++lane) {
-      float* mine = scratch + lane * (p.plane_floats + p.staging_floats);
-      for (int64_t u = next.take(lane != 0); u >= 0; u = next.take(lane != 0)) {
-        const int64_t block = u % p.blocks, band = u / p.blocks % p.bands, n = u / (p.bands * p.blocks);
-        DepthwiseBandArgs a;
-        a.s = s;
-        a.x = x + n * s.C * s.H * s.W;
-        a.y = y + n * s.C * s.OH * s.OW;
-        a.w = packed_w + block * taps * v.lanes;
-        a.bias = bias;
-        a.lo = lo;
-        a.hi = hi;
-        a.c0 = block * v.lanes;
-        a.oh0 = band * p.band_rows;
-        a.oh1 = std::min(s.OH, a.oh0 + p.band_rows);
-        a.plane = mine;
-        a.staging = mine + p.plane_floats;
-        v.band(a);
-      }
-    }
+  pool.run_tasks(lanes, p.units, [&](int64_t lane, int64_t u) {
+    float* mine = scratch + lane * (p.plane_floats + p.staging_floats);
+    const int64_t block = u % p.blocks, band = u / p.blocks % p.bands, n = u / (p.bands * p.blocks);
+    DepthwiseBandArgs a;
+    a.s = s;
+    a.x = x + n * s.C * s.H * s.W;
+    a.y = y + n * s.C * s.OH * s.OW;
+    a.w = packed_w + block * taps * v.lanes;
+    a.bias = bias;
+    a.lo = lo;
+    a.hi = hi;
+    a.c0 = block * v.lanes;
+    a.oh0 = band * p.band_rows;
+    a.oh1 = std::min(s.OH, a.oh0 + p.band_rows);
+    a.plane = mine;
+    a.staging = mine + p.plane_floats;
+    v.band(a);
   });
 }
 

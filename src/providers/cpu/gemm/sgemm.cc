@@ -490,16 +490,9 @@ void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
     for (int64_t t = 0; t < tasks; ++t) task(t, ws);
     return;
   }
-  // Each lane owns one slice of the workspace and takes tasks from a shared
-  // counter, lane 0 (the caller's) from the front and the others from the
-  // back (TwoEndedCounter says why): whichever thread is free runs the next.
-  TwoEndedCounter next(tasks);
-  pool->parallel_for(plan.lanes, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t lane = begin; lane < end; ++lane) {
-      float* buffers = ws + lane * (a_floats + b_floats);
-      for (int64_t t = next.take(lane != 0); t >= 0; t = next.take(lane != 0)) task(t, buffers);
-    }
-  });
+  // Each lane owns one slice of the workspace; whichever thread is free
+  // runs the next task.
+  pool->run_tasks(plan.lanes, tasks, [&](int64_t lane, int64_t t) { task(t, ws + lane * (a_floats + b_floats)); });
 }
 
 GemmIsa current_isa() {
