@@ -181,11 +181,12 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   });
 
   // 2. A GEMM per point: P[p] [tiles x M] = V[p] [tiles x C] . U[p] [C x M],
-  //    shared out among the threads whole.
-  pool.parallel_for(lay.points, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p)
-      sgemm_packed_b(false, tiles, M, C, 1.0f, v + p * tiles * lay.c_pad, lay.c_pad, u_[static_cast<size_t>(p)], 0.0f,
-                     prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws + p * lay.gemm_bytes);
+  //    shared out among the threads whole, one point at a time: in chunks
+  //    (parallel_for makes 8 of 5 points for 2 threads) one thread could
+  //    wait out a whole chunk of the other's at the end.
+  pool.run_tasks(pool.num_threads(), lay.points, [&](int64_t, int64_t p) {
+    sgemm_packed_b(false, tiles, M, C, 1.0f, v + p * tiles * lay.c_pad, lay.c_pad, u_[static_cast<size_t>(p)], 0.0f,
+                   prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws + p * lay.gemm_bytes);
   });
 
   // 3. Output: Y = A^T P A, plus bias and activation.
