@@ -35,6 +35,13 @@ MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm"]
 # Models whose time is mostly Conv/MatMul, for which GFLOP/s against the
 # measured FMA peak says how close to the hardware a runtime gets.
 FLOP_MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2"]
+# Op types that carry the Conv/MatMul/Gemm work of bench/flops.py after
+# each runtime's fusions (ORT's NCHWc Conv reports itself as "Conv"; a
+# fused Attention node also holds its softmax, which only lowers its rate).
+MATRIX_OPS = {"Conv", "FusedConv", "ConvTranspose", "MatMul", "FusedMatMul", "Gemm", "FusedGemm", "Attention",
+              "MultiHeadAttention"}
+# Tools whose bench command takes --profile PREFIX and reports op_ms.
+PROFILED_TOOLS = ["switchyard", "ort"]
 # Debian packages the comparison needs beyond the build's: the chart, and an
 # optimised BLAS so that PyTorch is not measured on the netlib reference one.
 APT_PACKAGES = {"python3-matplotlib": "/usr/lib/python3/dist-packages/matplotlib",
@@ -107,10 +114,13 @@ def input_args(models_dir: str, model: str):
     return args
 
 
-def command(tool: str, model: str, threads: int, a) -> list:
+def command(tool: str, model: str, threads: int, a, profile: str = None) -> list:
     onnx = os.path.join(a.models_dir, model + ".onnx")
     inputs = input_args(a.models_dir, model)
-    common = ["--threads", str(threads), "--runs", str(a.runs), "--warmup", str(a.warmup)]
+    runs = a.runs if profile is None else max(3, a.runs // 2)
+    common = ["--threads", str(threads), "--runs", str(runs), "--warmup", str(a.warmup)]
+    if profile is not None:
+        common += ["--profile", profile]
     if tool == "switchyard":
         return [a.switchyard, "bench", onnx, "--json"] + common + inputs
     if tool == "ort":
@@ -119,8 +129,8 @@ def command(tool: str, model: str, threads: int, a) -> list:
             str(a.torch_max_seconds)] + common + inputs
 
 
-def run_one(tool: str, model: str, threads: int, a) -> dict:
-    cmd = command(tool, model, threads, a)
+def run_one(tool: str, model: str, threads: int, a, profile: str = None) -> dict:
+    cmd = command(tool, model, threads, a, profile)
     # OpenBLAS (PyTorch's BLAS here) starts a thread per core unless told;
     # held to the same count as everyone else, or its "1 thread" uses two.
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
@@ -136,7 +146,23 @@ def run_one(tool: str, model: str, threads: int, a) -> dict:
         return {"error": f"exit {p.returncode}: {tail}"}
     result = json.loads(lines[-1])
     result["process_wall_s"] = round(wall, 2)
+    if profile is not None:
+        # Only the per-op sums are kept; the traces would fill the disk.
+        if result.get("profile_file") and os.path.exists(result["profile_file"]):
+            os.remove(result["profile_file"])
+        op_ms = result.get("op_ms", {})
+        return {"matrix_ms": sum(v for k, v in op_ms.items() if k in MATRIX_OPS),
+                "profiled_ms": sum(op_ms.values()), "op_ms": op_ms}
     return result
+
+
+def matrix_product_ms(rounds: list):
+    """Median over the profiled rounds of the time per run in the nodes that
+    do the Conv/MatMul/Gemm work, and of the time in all nodes."""
+    ok = [r for r in rounds if "matrix_ms" in r]
+    if not ok:
+        return None, None
+    return median([r["matrix_ms"] for r in ok]), median([r["profiled_ms"] for r in ok])
 
 
 def median(xs):
@@ -221,20 +247,40 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
                   "| model | threads | GFLOP per run | " + " | ".join(f"{TOOL_TITLES[t]} GFLOP/s (% of peak)"
                                                               for t in a.tools) + " |",
                   "|" + "---|" * (3 + len(a.tools))]
-        for m, t in keys:
-            if m not in env["flops"]:
-                continue
-            gflop = env["flops"][m] / 1e9
-            peak_t = peak.get(f"gflops_{t}")
-            cells = []
-            for tool in a.tools:
-                ms = med(m, t, tool)
-                if not ms:
-                    cells.append("—")
-                    continue
-                rate = gflop / (ms / 1000.0)
-                cells.append(f"{rate:.1f} ({100.0 * rate / peak_t:.0f} %)" if peak_t else f"{rate:.1f}")
-            lines.append(f"| {m} | {t} | {gflop:.2f} | " + " | ".join(cells) + " |")
+
+        def rate_cell(gflop, ms, peak_t):
+            if not ms:
+                return "—"
+            rate = gflop / (ms / 1000.0)
+            return f"{rate:.1f} ({100.0 * rate / peak_t:.0f} %)" if peak_t else f"{rate:.1f}"
+
+        def flop_rows(cells):
+            """A row per model with a FLOP count and thread count: cells(m, t, gflop, peak) -> its cells."""
+            for m, t in keys:
+                if m in env["flops"]:
+                    gflop = env["flops"][m] / 1e9
+                    cols = cells(m, t, gflop, peak.get(f"gflops_{t}"))
+                    lines.append(f"| {m} | {t} | " + " | ".join(cols) + " |")
+
+        flop_rows(lambda m, t, gflop, peak_t: [f"{gflop:.2f}"] +
+                  [rate_cell(gflop, med(m, t, tool), peak_t) for tool in a.tools])
+        profiled = [tool for tool in a.tools if tool in PROFILED_TOOLS]
+        if env.get("profiles") and profiled:
+            lines += ["", "### The matrix products alone", "",
+                      "The same work over the time spent in the nodes that do it (op types "
+                      f"{', '.join(sorted(MATRIX_OPS))}), from separate profiled runs of each tool in every round "
+                      "(each runtime's own per-node profiler; the timed runs above are not profiled). Fused "
+                      "epilogues (bias, activation, residual, Switchyard's GELU) and a fused Attention's softmax "
+                      "count as matrix-product time. 'share' is that time over the time in all nodes.", "",
+                      "| model | threads | " + " | ".join(f"{TOOL_TITLES[t]} GFLOP/s (% of peak), share"
+                                                         for t in profiled) + " |",
+                      "|" + "---|" * (2 + len(profiled))]
+
+            def matrix_cell(m, t, tool, gflop, peak_t):
+                mm, total = matrix_product_ms(env["profiles"].get(f"{m}/{t}/{tool}", []))
+                return "—" if not mm else f"{rate_cell(gflop, mm, peak_t)}, {100.0 * mm / total:.0f} %"
+
+            flop_rows(lambda m, t, gflop, peak_t: [matrix_cell(m, t, tool, gflop, peak_t) for tool in profiled])
 
     lines += ["", "## Session creation, first run, peak memory", "",
               "| model | threads | tool | create ms | first run ms | p90 ms | min ms | peak RSS MiB | timed runs |",
@@ -345,6 +391,8 @@ def main() -> int:
                         help="cap on PyTorch's timed loop per process (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=300.0, help="per-process timeout, s (default: %(default)s)")
     parser.add_argument("--ort-version", default=ORT_VERSION)
+    parser.add_argument("--no-profile", action="store_true",
+                        help="skip the profiled runs that time the matrix products alone")
     parser.add_argument("--no-install", action="store_true",
                         help="do not apt-get install matplotlib and OpenBLAS when they are missing")
     a = parser.parse_args()
@@ -394,6 +442,7 @@ def main() -> int:
                             os.path.join(a.models_dir, m + ".inputs"), "--json"], capture_output=True, text=True)
         if p.returncode == 0:
             env["flops"][m] = json.loads(p.stdout.strip().splitlines()[-1])["flops"]
+    os.makedirs(a.out, exist_ok=True)
     table = {}
     start = time.perf_counter()
     for m in a.models:
@@ -410,6 +459,13 @@ def main() -> int:
                     what = r["error"] if "error" in r else f"median {r['median_ms']:.2f} ms ({r['runs']} runs)"
                     log(f"[{time.perf_counter() - start:6.0f} s] {m} threads={t} round {k + 1}/{a.rounds} "
                         f"{tool}: {what}")
+                    if m in env["flops"] and tool in PROFILED_TOOLS and not a.no_profile:
+                        # Separate from the timed run: ORT's profiler costs
+                        # it time per node that would count against it.
+                        p = run_one(tool, m, t, a, profile=os.path.join(a.out, f"profile_{tool}"))
+                        env.setdefault("profiles", {}).setdefault(f"{m}/{t}/{tool}", []).append(p)
+                        if "error" in p:
+                            log(f"  profiled run failed: {p['error']}")
             # Written after every model/thread pair so an interrupted run
             # still leaves the finished rows.
             write_outputs(a.out, table, a, env, chart=False)

@@ -3,7 +3,11 @@
 // bench/compare can put the two side by side.
 //
 //   node bench/ort_bench.mjs MODEL.onnx --threads N --runs R [--warmup W]
-//        [--input NAME=FILE.npy ...]
+//        [--input NAME=FILE.npy ...] [--profile PREFIX]
+//
+// --profile turns on ONNX Runtime's profiler (its trace goes to
+// PREFIX_<date>.json) and adds op_ms to the JSON line: the timed runs'
+// kernel time per run by op type, as `switchyard bench --profile` gives it.
 //
 // onnxruntime-node is looked up in bench/.node (where bench/compare installs
 // it) unless ORT_NODE_MODULE names another copy.
@@ -18,12 +22,12 @@ const require = createRequire(import.meta.url);
 function usage(message) {
   if (message) process.stderr.write(`error: ${message}\n`);
   process.stderr.write('usage: node bench/ort_bench.mjs MODEL.onnx --threads N --runs R [--warmup W] ' +
-                       '[--input NAME=FILE.npy ...]\n');
+                       '[--input NAME=FILE.npy ...] [--profile PREFIX]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { model: null, threads: 1, runs: 10, warmup: 3, inputs: {} };
+  const args = { model: null, threads: 1, runs: 10, warmup: 3, inputs: {}, profile: null };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -33,6 +37,7 @@ function parseArgs(argv) {
     if (a === '--threads') args.threads = parseInt(value(), 10);
     else if (a === '--runs') args.runs = parseInt(value(), 10);
     else if (a === '--warmup') args.warmup = parseInt(value(), 10);
+    else if (a === '--profile') args.profile = value();
     else if (a === '--input') {
       const v = value();
       const eq = v.indexOf('=');
@@ -89,6 +94,32 @@ function readNpy(file) {
   return { type, dims, data: type === 'bool' ? Uint8Array.from(data, (v) => (v ? 1 : 0)) : data };
 }
 
+// The newest "<prefix>_*.json" file: ONNX Runtime adds a date to the prefix.
+function newestProfile(prefix) {
+  const dir = path.dirname(path.resolve(prefix));
+  const base = path.basename(prefix) + '_';
+  const files = fs.readdirSync(dir).filter((f) => f.startsWith(base) && f.endsWith('.json'))
+    .map((f) => path.join(dir, f));
+  if (files.length === 0) throw new Error(`no profile file ${prefix}_*.json was written`);
+  return files.reduce((a, b) => (fs.statSync(a).mtimeMs >= fs.statSync(b).mtimeMs ? a : b));
+}
+
+// Kernel time per run by op type over the last `runs` model runs of a trace.
+function opTimes(file, runs) {
+  const events = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const starts = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').map((e) => e.ts).sort((x, y) => x - y);
+  if (starts.length < runs) throw new Error(`${file}: ${starts.length} model runs, expected at least ${runs}`);
+  const from = starts[starts.length - runs];
+  const ms = {};
+  for (const e of events) {
+    if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < from) continue;
+    const op = e.args.op_name;
+    ms[op] = (ms[op] ?? 0) + e.dur / 1000 / runs;
+  }
+  for (const op of Object.keys(ms)) ms[op] = Math.round(ms[op] * 10000) / 10000;
+  return ms;
+}
+
 function percentile(sorted, p) {
   if (sorted.length === 0) return 0;
   const i = Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1) + 0.5));
@@ -111,6 +142,7 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    ...(args.profile ? { enableProfiling: true, profileFilePrefix: args.profile } : {}),
   });
   const createMs = performance.now() - t0;
   sampleRss();
@@ -136,6 +168,12 @@ async function main() {
   const start = performance.now();
   for (let i = 0; i < args.runs; ++i) times.push(await runOnce());
   const totalS = (performance.now() - start) / 1000;
+  let profile = {};
+  if (args.profile) {
+    await session.endProfiling();
+    const file = newestProfile(args.profile);
+    profile = { profile_file: file, op_ms: opTimes(file, times.length) };
+  }
   times.sort((x, y) => x - y);
   const r3 = (x) => Math.round(x * 1000) / 1000;
   process.stdout.write(JSON.stringify({
@@ -152,6 +190,7 @@ async function main() {
     min_ms: r3(times[0]),
     throughput_per_s: r3(totalS > 0 ? times.length / totalS : 0),
     peak_rss_mib: Math.round((peakRss / (1024 * 1024)) * 10) / 10,
+    ...profile,
   }) + '\n');
   await session.release();
 }

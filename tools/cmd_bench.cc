@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -36,18 +39,60 @@ long peak_rss_kib() {
   return u.ru_maxrss;  // KiB on Linux
 }
 
+// Where the time of the timed runs went, from the profiler's records past
+// the first `skip` (the first run and the warm-up).
+struct ProfileSummary {
+  std::string file;
+  std::vector<std::pair<std::string, double>> op_ms;          // ms per run by op type, largest first
+  std::map<std::string, int> op_nodes;                        // nodes per op type
+  std::vector<std::pair<std::string, double>> slowest_nodes;  // "name (op)", ms per run
+};
+
+ProfileSummary summarize_profile(const std::vector<Session::ProfileRecord>& records, size_t skip, size_t runs) {
+  ProfileSummary s;
+  if (runs == 0 || records.size() <= skip) return s;
+  std::map<std::string, double> by_op, by_node;
+  std::map<std::string, size_t> op_runs;
+  for (size_t i = skip; i < records.size(); ++i) {
+    const Session::ProfileRecord& r = records[i];
+    by_op[r.op] += static_cast<double>(r.duration_ns) / 1e6;
+    by_node[r.node + " (" + r.op + ")"] += static_cast<double>(r.duration_ns) / 1e6;
+    ++op_runs[r.op];
+  }
+  const double n = static_cast<double>(runs);
+  for (auto& [op, ms] : by_op) {
+    s.op_ms.emplace_back(op, ms / n);
+    s.op_nodes[op] = static_cast<int>(op_runs[op] / runs);
+  }
+  for (auto& [node, ms] : by_node) s.slowest_nodes.emplace_back(node, ms / n);
+  auto larger = [](const auto& a, const auto& b) { return a.second > b.second; };
+  std::sort(s.op_ms.begin(), s.op_ms.end(), larger);
+  std::sort(s.slowest_nodes.begin(), s.slowest_nodes.end(), larger);
+  if (s.slowest_nodes.size() > 10) s.slowest_nodes.resize(10);
+  return s;
+}
+
+std::string json_escape(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
   auto parsed = parse_args(argc, argv, 2,
                            {"--providers", "--fallback", "--threads", "--opt-level", "--runs", "--seconds", "--warmup",
                             "--input", "--batch", "--dim", "--seed", "--max-partitions", "--min-partition-size",
-                            "--max-copies"},
+                            "--max-copies", "--profile"},
                            {"--json", "--strict", "--full-placement"});
   if (!parsed.ok() || parsed->positional.size() != 1) {
     std::cerr << (parsed.ok() ? "" : parsed.status().message() + "\n")
               << "usage: switchyard bench MODEL [--providers LIST] [--threads N] [--runs N | --seconds S] [--warmup N]\n"
-                 "         [--input NAME=FILE.npy ...] [--batch N] [--dim SYMBOL=VALUE ...] [--json]\n";
+                 "         [--input NAME=FILE.npy ...] [--batch N] [--dim SYMBOL=VALUE ...] [--profile PREFIX] [--json]\n";
     return 2;
   }
   const Args& args = *parsed;
@@ -55,6 +100,14 @@ int cmd_bench(int argc, char** argv) {
   if (!options.ok()) {
     std::cerr << "error: " << options.status().message() << "\n";
     return 2;
+  }
+  // --profile: the profiler times every node (a clock read before and after
+  // each, a few tens of nanoseconds) and the timed runs' share of it is
+  // summed by op type; the whole trace goes to PREFIX_<date>.json.
+  const bool profiling = args.has("--profile");
+  if (profiling) {
+    options->enable_profiling = true;
+    options->profile_file_prefix = *args.get("--profile");
   }
   const std::string& path = args.positional[0];
   const auto t0 = std::chrono::steady_clock::now();
@@ -90,6 +143,7 @@ int cmd_bench(int argc, char** argv) {
     double ms;
     if (Status st = run_once(ms); !st.ok()) return 1;
   }
+  const size_t profile_skip = profiling ? (*session)->profile_records().size() : 0;
   const bool by_time = args.has("--seconds");
   const double seconds = std::stod(args.get("--seconds").value_or("0"));
   const int runs = std::stoi(args.get("--runs").value_or("50"));
@@ -119,13 +173,33 @@ int cmd_bench(int argc, char** argv) {
   std::string providers;
   for (const std::string& p : (*session)->providers()) providers += (providers.empty() ? "" : ",") + p;
   const int threads = options->intra_op_threads;
+  ProfileSummary profile;
+  if (profiling) {
+    profile = summarize_profile((*session)->profile_records(), profile_skip, times.size());
+    auto file = (*session)->end_profiling();
+    if (!file.ok()) {
+      std::cerr << "error: " << file.status().message() << "\n";
+      return 1;
+    }
+    profile.file = *file;
+  }
   if (args.has("--json")) {
+    std::string extra;
+    if (profiling) {
+      extra = ",\"profile_file\":\"" + json_escape(profile.file) + "\",\"op_ms\":{";
+      for (size_t i = 0; i < profile.op_ms.size(); ++i) {
+        char value[64];
+        std::snprintf(value, sizeof value, "%.4f", profile.op_ms[i].second);
+        extra += (i ? ",\"" : "\"") + json_escape(profile.op_ms[i].first) + "\":" + value;
+      }
+      extra += "}";
+    }
     std::printf(
         "{\"model\":\"%s\",\"providers\":\"%s\",\"threads\":%d,\"batch\":%lld,\"runs\":%zu,\"session_create_ms\":%.3f,"
         "\"first_run_ms\":%.3f,\"median_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"min_ms\":%.3f,"
-        "\"throughput_per_s\":%.3f,\"peak_rss_mib\":%.1f}\n",
+        "\"throughput_per_s\":%.3f,\"peak_rss_mib\":%.1f%s}\n",
         path.c_str(), providers.c_str(), threads, static_cast<long long>(batch), times.size(), create_ms, first_ms, median,
-        p90, p99, min, throughput, static_cast<double>(peak_rss_kib()) / 1024.0);
+        p90, p99, min, throughput, static_cast<double>(peak_rss_kib()) / 1024.0, extra.c_str());
   } else {
     std::printf("model %s on %s, %d thread(s) (0 = one per core), batch %lld\n", path.c_str(), providers.c_str(),
                 threads, static_cast<long long>(batch));
@@ -134,6 +208,16 @@ int cmd_bench(int argc, char** argv) {
                 min);
     std::printf("  throughput %.2f items/s, peak resident memory %.1f MiB\n", throughput,
                 static_cast<double>(peak_rss_kib()) / 1024.0);
+    if (profiling) {
+      double total = 0;
+      for (const auto& [op, ms] : profile.op_ms) total += ms;
+      std::printf("  profile written to %s\n  time per run by op type (timed runs):\n", profile.file.c_str());
+      for (const auto& [op, ms] : profile.op_ms)
+        std::printf("    %-28s %10.3f ms %6.1f %%  %d node(s)\n", op.c_str(), ms, total > 0 ? 100.0 * ms / total : 0.0,
+                    profile.op_nodes[op]);
+      std::printf("  slowest nodes:\n");
+      for (const auto& [node, ms] : profile.slowest_nodes) std::printf("    %10.3f ms  %s\n", ms, node.c_str());
+    }
   }
   return 0;
 }

@@ -175,6 +175,19 @@ class Session {
   // an empty string when profiling is off.
   Result<std::string> end_profiling();
 
+  // One node run recorded while enable_profiling is on.
+  struct ProfileRecord {
+    std::string node;
+    std::string op;
+    std::string provider;
+    int64_t start_ns = 0;  // since the session was created
+    int64_t duration_ns = 0;  // (the trace file has microseconds, as ORT's)
+  };
+  // A copy of what end_profiling() would write now, oldest first (empty
+  // when profiling is off): for a caller that sums the records itself, as
+  // `switchyard bench --profile` does for its timed runs only.
+  std::vector<ProfileRecord> profile_records() const;
+
   class Impl;
 
  private:

@@ -438,8 +438,8 @@ void Session::Impl::record_profile_event(const PlanStep& step, std::chrono::stea
   e.name = step.node_ptr->name;
   e.op = step.node_ptr->op_type;
   e.provider = chain[static_cast<size_t>(step.provider)]->name();
-  e.start_us = std::chrono::duration_cast<std::chrono::microseconds>(started - profile_start).count();
-  e.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(now - started).count();
+  e.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(started - profile_start).count();
+  e.duration_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started).count();
   e.thread = std::hash<std::thread::id>()(std::this_thread::get_id());
   std::lock_guard<std::mutex> lock(profile_mutex);
   profile_events.push_back(std::move(e));
@@ -881,13 +881,22 @@ Result<std::string> Session::end_profiling() {
   out << "[\n";
   for (size_t i = 0; i < events.size(); ++i) {
     const Impl::ProfileEvent& e = events[i];
-    out << "{\"cat\":\"Node\",\"ph\":\"X\",\"pid\":1,\"tid\":" << (e.thread % 100000) << ",\"ts\":" << e.start_us
-        << ",\"dur\":" << e.duration_us << ",\"name\":\"" << escape(e.name) << "\",\"args\":{\"op_name\":\""
+    out << "{\"cat\":\"Node\",\"ph\":\"X\",\"pid\":1,\"tid\":" << (e.thread % 100000) << ",\"ts\":" << e.start_ns / 1000
+        << ",\"dur\":" << e.duration_ns / 1000 << ",\"name\":\"" << escape(e.name) << "\",\"args\":{\"op_name\":\""
         << escape(e.op) << "\",\"provider\":\"" << escape(e.provider) << "\"}}" << (i + 1 < events.size() ? ",\n" : "\n");
   }
   out << "]\n";
   if (!out) return Status(StatusCode::kFail, "failed while writing the profile to " + path);
   return path;
+}
+
+std::vector<Session::ProfileRecord> Session::profile_records() const {
+  std::lock_guard<std::mutex> lock(impl_->profile_mutex);
+  std::vector<ProfileRecord> out;
+  out.reserve(impl_->profile_events.size());
+  for (const Impl::ProfileEvent& e : impl_->profile_events)
+    out.push_back(ProfileRecord{e.name, e.op, e.provider, e.start_ns, e.duration_ns});
+  return out;
 }
 
 std::vector<std::string> available_providers() {

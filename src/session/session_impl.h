@@ -64,8 +64,8 @@ class Session::Impl {
     std::string name;
     std::string op;
     std::string provider;
-    int64_t start_us;
-    int64_t duration_us;
+    int64_t start_ns;
+    int64_t duration_ns;
     uint64_t thread;
   };
   mutable std::mutex profile_mutex;

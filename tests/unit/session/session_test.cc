@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -697,6 +698,44 @@ TEST(SessionTest, SteadyStateWithDeviceConstants) {
     ASSERT_TRUE(r.ok());
   }
   EXPECT_EQ(tp->counting_allocator().allocations(), after_first);
+}
+
+// ---- profiling ------------------------------------------------------------------
+
+TEST(SessionTest, ProfileRecordsHoldEveryNodeOfEveryRunUntilWritten) {
+  SessionOptions o;
+  o.optimization_level = OptimizationLevel::kDisableAll;  // the three nodes as built
+  o.enable_profiling = true;
+  o.profile_file_prefix = ::testing::TempDir() + "/records";
+  auto s = create(two_output_model(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_TRUE((*s)->profile_records().empty());
+  for (int run = 0; run < 2; ++run) ASSERT_TRUE((*s)->run({{"x", sample_x()}}).ok());
+  const std::vector<Session::ProfileRecord> records = (*s)->profile_records();
+  ASSERT_EQ(records.size(), 6u);
+  std::map<std::string, int> runs_of;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Session::ProfileRecord& r = records[i];
+    ++runs_of[r.node + "/" + r.op];
+    EXPECT_EQ(r.provider, "CPUExecutionProvider");
+    EXPECT_GE(r.duration_ns, 0);
+    if (i > 0) {
+      EXPECT_GE(r.start_ns, records[i - 1].start_ns + records[i - 1].duration_ns) << "oldest first";
+    }
+  }
+  EXPECT_EQ(runs_of, (std::map<std::string, int>{{"add/Add", 2}, {"relu/Relu", 2}, {"mul/Mul", 2}}));
+  // end_profiling() writes them and starts afresh.
+  auto path = (*s)->end_profiling();
+  ASSERT_TRUE(path.ok()) << path.status().to_string();
+  std::remove(path->c_str());
+  EXPECT_TRUE((*s)->profile_records().empty());
+}
+
+TEST(SessionTest, NoProfileRecordsWhenProfilingIsOff) {
+  auto s = create(two_output_model());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  ASSERT_TRUE((*s)->run({{"x", sample_x()}}).ok());
+  EXPECT_TRUE((*s)->profile_records().empty());
 }
 
 }  // namespace
