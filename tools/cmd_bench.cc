@@ -12,6 +12,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "core/json_string.h"
 
 namespace sy::cli {
 namespace {
@@ -70,15 +71,6 @@ ProfileSummary summarize_profile(const std::vector<Session::ProfileRecord>& reco
   std::sort(s.slowest_nodes.begin(), s.slowest_nodes.end(), larger);
   if (s.slowest_nodes.size() > 10) s.slowest_nodes.resize(10);
   return s;
-}
-
-std::string json_escape(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out;
 }
 
 }  // namespace
@@ -198,8 +190,9 @@ int cmd_bench(int argc, char** argv) {
         "{\"model\":\"%s\",\"providers\":\"%s\",\"threads\":%d,\"batch\":%lld,\"runs\":%zu,\"session_create_ms\":%.3f,"
         "\"first_run_ms\":%.3f,\"median_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"min_ms\":%.3f,"
         "\"throughput_per_s\":%.3f,\"peak_rss_mib\":%.1f%s}\n",
-        path.c_str(), providers.c_str(), threads, static_cast<long long>(batch), times.size(), create_ms, first_ms, median,
-        p90, p99, min, throughput, static_cast<double>(peak_rss_kib()) / 1024.0, extra.c_str());
+        json_escape(path).c_str(), json_escape(providers).c_str(), threads, static_cast<long long>(batch), times.size(),
+        create_ms, first_ms, median, p90, p99, min, throughput, static_cast<double>(peak_rss_kib()) / 1024.0,
+        extra.c_str());
   } else {
     std::printf("model %s on %s, %d thread(s) (0 = one per core), batch %lld\n", path.c_str(), providers.c_str(),
                 threads, static_cast<long long>(batch));

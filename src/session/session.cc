@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/environment.h"
+#include "core/json_string.h"
 #include "model/loader.h"
 #include "model/resolve.h"
 #include "model/saver.h"
@@ -870,20 +871,12 @@ Result<std::string> Session::end_profiling() {
   const std::string path = impl_->options.profile_file_prefix + "_" + stamp + ".json";
   std::ofstream out(path);
   if (!out) return Status(StatusCode::kNoSuchFile, "cannot write the profile to " + path);
-  auto escape = [](const std::string& in) {
-    std::string o;
-    for (char c : in) {
-      if (c == '"' || c == '\\') o += '\\';
-      if (static_cast<unsigned char>(c) >= 0x20) o += c;
-    }
-    return o;
-  };
   out << "[\n";
   for (size_t i = 0; i < events.size(); ++i) {
     const Impl::ProfileEvent& e = events[i];
     out << "{\"cat\":\"Node\",\"ph\":\"X\",\"pid\":1,\"tid\":" << (e.thread % 100000) << ",\"ts\":" << e.start_ns / 1000
-        << ",\"dur\":" << e.duration_ns / 1000 << ",\"name\":\"" << escape(e.name) << "\",\"args\":{\"op_name\":\""
-        << escape(e.op) << "\",\"provider\":\"" << escape(e.provider) << "\"}}" << (i + 1 < events.size() ? ",\n" : "\n");
+        << ",\"dur\":" << e.duration_ns / 1000 << ",\"name\":\"" << json_escape(e.name) << "\",\"args\":{\"op_name\":\""
+        << json_escape(e.op) << "\",\"provider\":\"" << json_escape(e.provider) << "\"}}" << (i + 1 < events.size() ? ",\n" : "\n");
   }
   out << "]\n";
   if (!out) return Status(StatusCode::kFail, "failed while writing the profile to " + path);

@@ -169,7 +169,11 @@ inline T select(bool c, T a, T b) {
 // The exponential's pieces, shared by fast_exp_sum and its vector form
 // exp_sum_v16 below: ln 2 split in two so that n * kLn2Hi is exact for
 // the n of float's range (Cody-Waite), and e^r = 1 + r + r^2 P(r) on
-// [-ln2/2, ln2/2], P's coefficients from the highest degree.
+// [-ln2/2, ln2/2], P's coefficients from the highest degree. n =
+// round(x / ln2) is read back from the mantissa of a 1.5 * 2^23 bias
+// (kExpRound, whose bits are 0x4B400000).
+inline constexpr float kLog2e = 1.44269504088896341f;
+inline constexpr float kExpRound = 12582912.0f;
 inline constexpr float kLn2Hi = 0.693359375f;
 inline constexpr float kLn2Lo = -2.12194440e-4f;
 inline constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
@@ -183,10 +187,8 @@ SY_MATH_INLINE float fast_exp_sum(float a, float b) {
   constexpr float kLo = -104.0f;  // below: 0
   float xc = select(a > kHi, kHi, a);
   xc = select(xc < kLo, kLo, xc);
-  // n = round(x / ln2), read back from the mantissa of a 1.5 * 2^23 bias.
-  constexpr float kMagic = 12582912.0f;
-  const float t = xc * 1.44269504088896341f + kMagic;
-  const float n = t - kMagic;
+  const float t = xc * kLog2e + kExpRound;
+  const float n = t - kExpRound;
   const auto ni = static_cast<int32_t>(std::bit_cast<uint32_t>(t) - 0x4B400000u);
   float r = xc - n * kLn2Hi;
   r = r - n * kLn2Lo;
@@ -217,8 +219,8 @@ typedef int32_t V16i __attribute__((vector_size(64)));
 // a = e^(a + b) lane-wise: fast_exp_sum's steps without its clamps, for a
 // in [-104, 88.8] (callers clamp where their argument can leave it).
 SY_MATH_INLINE void exp_sum_v16(V16f& a, const V16f& b) {
-  const V16f t = a * 1.44269504088896341f + 12582912.0f;
-  const V16f n = t - 12582912.0f;
+  const V16f t = a * kLog2e + kExpRound;
+  const V16f n = t - kExpRound;
   const V16i ni = (V16i)t - 0x4B400000;
   V16f r = a - n * kLn2Hi;
   r = r - n * kLn2Lo;

@@ -103,8 +103,9 @@ struct WinogradConv::Layout {
   size_t planes_bytes = 0, v_bytes = 0, prod_bytes = 0, staging_bytes = 0, gemm_bytes = 0;
 
   int64_t tile = 4, points = 36;
+  int64_t lanes = 1;  // GEMMs running at once, one per thread, each with its own workspace
 
-  Layout(int64_t tile_side, int64_t C, int64_t M, int64_t OH, int64_t OW, size_t per_gemm_bytes) {
+  Layout(int64_t tile_side, int64_t C, int64_t M, int64_t OH, int64_t OW, size_t per_gemm_bytes, int64_t threads) {
     tile = tile_side;
     points = (tile + 2) * (tile + 2);
     tiles_x = ceil_div(OW, tile);
@@ -119,9 +120,10 @@ struct WinogradConv::Layout {
     prod_bytes = align64(static_cast<size_t>(points * tiles * m_pad) * sizeof(float));
     staging_bytes = align64(static_cast<size_t>(m_pad * tiles * tile * tile) * sizeof(float));
     gemm_bytes = per_gemm_bytes;
+    lanes = std::min(points, threads);
   }
   size_t total() const {
-    return planes_bytes + v_bytes + prod_bytes + staging_bytes + static_cast<size_t>(points) * gemm_bytes;
+    return planes_bytes + v_bytes + prod_bytes + staging_bytes + static_cast<size_t>(lanes) * gemm_bytes;
   }
 };
 
@@ -130,18 +132,17 @@ size_t WinogradConv::gemm_workspace(int64_t tiles) const {
 }
 
 size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const {
-  (void)pool;
-  // One single-threaded GEMM workspace per point: the threads share out the
-  // GEMMs, each too thin to split well itself.
+  // One single-threaded GEMM workspace per thread: the threads share out
+  // the GEMMs, each too thin to split well itself.
   const int64_t tiles = ceil_div(OH, tile_) * ceil_div(OW, tile_);
-  return Layout(tile_, C_, M_, OH, OW, gemm_workspace(tiles)).total();
+  return Layout(tile_, C_, M_, OH, OW, gemm_workspace(tiles), pool != nullptr ? pool->num_threads() : 1).total();
 }
 
 void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top,
                        int64_t pad_left, const GemmEpilogue& ep, void* workspace, ThreadPool& pool, bool x_blocked,
                        bool y_blocked) const {
   const int64_t C = C_, M = M_;
-  const Layout lay(tile_, C, M, OH, OW, gemm_workspace(ceil_div(OH, tile_) * ceil_div(OW, tile_)));
+  const Layout lay(tile_, C, M, OH, OW, gemm_workspace(ceil_div(OH, tile_) * ceil_div(OW, tile_)), pool.num_threads());
   const int64_t tiles = lay.tiles;
   char* at = static_cast<char*>(workspace);
   float* planes = reinterpret_cast<float*>(at);  // interleaved input blocks
@@ -184,9 +185,9 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   //    shared out among the threads whole, one point at a time: in chunks
   //    (parallel_for makes 8 of 5 points for 2 threads) one thread could
   //    wait out a whole chunk of the other's at the end.
-  pool.run_tasks(pool.num_threads(), lay.points, [&](int64_t, int64_t p) {
+  pool.run_tasks(lay.lanes, lay.points, [&](int64_t lane, int64_t p) {
     sgemm_packed_b(false, tiles, M, C, 1.0f, v + p * tiles * lay.c_pad, lay.c_pad, u_[static_cast<size_t>(p)], 0.0f,
-                   prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws + p * lay.gemm_bytes);
+                   prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws + lane * lay.gemm_bytes);
   });
 
   // 3. Output: Y = A^T P A, plus bias and activation.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <unordered_map>
 #include <vector>
 
 #include "providers/cpu/activation_simd.h"
@@ -180,28 +181,35 @@ Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed,
 
 // The plan for one product. Kernels multiply the same shapes on every run,
 // and the search above costs O(tasks^2) for tasks up to 4 per thread (about
-// 2 ms at 64 threads), so each calling thread keeps the plans it made, one
-// per slot of a table indexed by a hash of the arguments: a model's few
-// dozen shapes (times the three packing cases) mostly get a slot each.
+// 2 ms at 64 threads), so each calling thread keeps the plans it made. A
+// map, not a table of hashed slots: ResNet-50's shapes, times the packing
+// cases and split_rows_only that sgemm_workspace_size asks about, collided
+// in 256 slots and searched 83 plans again on every run. Bounded for
+// models whose shapes change from run to run.
 Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed, bool rows_only) {
-  struct Entry {
-    int64_t M = -1, N = -1, K = -1;
-    int threads = 0;
-    bool a = false, b = false, rows_only = false;
-    Plan plan;
+  struct Key {
+    int64_t M, N, K;
+    int threads;
+    bool a, b, rows_only;
+    bool operator==(const Key&) const = default;
   };
-  constexpr uint64_t kSlots = 256;
-  thread_local Entry cache[kSlots];
-  uint64_t h = static_cast<uint64_t>(M) * 0x9E3779B97F4A7C15ull;
-  h = (h ^ static_cast<uint64_t>(N)) * 0x9E3779B97F4A7C15ull;
-  h = (h ^ static_cast<uint64_t>(K)) * 0x9E3779B97F4A7C15ull;
-  h = (h ^ (static_cast<uint64_t>(threads) << 3 | (rows_only ? 4u : 0u) | (packed.a ? 2u : 0u) | (packed.b ? 1u : 0u))) *
-      0x9E3779B97F4A7C15ull;
-  Entry& e = cache[(h >> 32) % kSlots];
-  if (e.M != M || e.N != N || e.K != K || e.threads != threads || e.a != packed.a || e.b != packed.b ||
-      e.rows_only != rows_only)
-    e = Entry{M, N, K, threads, packed.a, packed.b, rows_only, search_plan(M, N, K, threads, packed, rows_only)};
-  return e.plan;
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = static_cast<uint64_t>(k.M) * 0x9E3779B97F4A7C15ull;
+      h = (h ^ static_cast<uint64_t>(k.N)) * 0x9E3779B97F4A7C15ull;
+      h = (h ^ static_cast<uint64_t>(k.K)) * 0x9E3779B97F4A7C15ull;
+      h ^= static_cast<uint64_t>(k.threads) << 3 | (k.rows_only ? 4u : 0u) | (k.a ? 2u : 0u) | (k.b ? 1u : 0u);
+      return static_cast<size_t>(h * 0x9E3779B97F4A7C15ull >> 16);
+    }
+  };
+  constexpr size_t kMaxPlans = 4096;
+  thread_local std::unordered_map<Key, Plan, KeyHash> plans;
+  const Key key{M, N, K, threads, packed.a, packed.b, rows_only};
+  if (auto it = plans.find(key); it != plans.end()) return it->second;
+  if (plans.size() >= kMaxPlans) plans.clear();
+  const Plan plan = search_plan(M, N, K, threads, packed, rows_only);
+  plans.emplace(key, plan);
+  return plan;
 }
 
 int64_t a_buffer_floats(const Plan& p, int64_t K) {
