@@ -329,6 +329,8 @@ TEST(ConvTest, ChannelBlockedChains) {
               .blocked_input = true});
   check_conv({.x = {2, 16, 8, 8}, .m = 16, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .tolerance_of_max = true,
               .blocked_input = true});
+  check_conv({.x = {1, 32, 14, 13}, .m = 48, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .threads = 2, .tolerance_of_max = true, .blocked_output = true, .blocked_input = true});  // F(5x5, 3x3)
   check_conv({.x = {1, 16, 9, 7}, .m = 32, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
               .tolerance_of_max = true, .blocked_output = true});
   // A region's last Conv: NCHW Y, blocked residual (Winograd, and the
@@ -450,7 +452,7 @@ namespace sy::testing {
 namespace {
 
 // 3x3 stride-1 convolutions with enough channels and a large enough map
-// take the Winograd F(4x4, 3x3) or F(2x2, 3x3) path (conv/winograd.h);
+// take the Winograd F(4x4, 3x3), F(5x5, 3x3) or F(2x2, 3x3) path (conv/winograd.h);
 // these hold it to
 // the direct reference: maps not a multiple of 4, every padding form, the
 // fused activations, several images and threads.
@@ -464,9 +466,13 @@ TEST(ConvTest, WinogradMatchesTheDirectConvolution) {
               .tolerance_of_max = true});
   check_conv({.x = {1, 64, 28, 28}, .m = 32, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2,
               .tolerance_of_max = true});
+  // ResNet-50's third stage, F(5x5, 3x3) summing 2304 products per output.
+  check_conv({.x = {1, 256, 14, 14}, .m = 256, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Relu", .threads = 2, .tolerance_of_max = true});
   // The smallest map it takes, ResNet's last stage: F(2x2, 3x3) there, 4 x 4
   // tiles of 2 for 7 x 7 (WinogradConv::tile_for), and on 12 x 12 (9 tiles
-  // of 4, so 36 of 2); the 14 x 13 map above has 16 tiles of 4 and F(4x4, 3x3).
+  // of 4, so 36 of 2). The 14 x 13 and 13 x 15 inputs above take F(5x5, 3x3)
+  // (9 tiles of 5 rather than 16 of 4), 16 x 16 and 28 x 28 F(4x4, 3x3).
   check_conv({.x = {2, 32, 7, 7}, .m = 48, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
               .activation = "Relu", .threads = 2, .tolerance_of_max = true});
   check_conv({.x = {1, 40, 7, 9}, .m = 24, .kernel = {3, 3}, .pads = {0, 1, 2, 1}, .activation = "Clip",

@@ -12,12 +12,26 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr auto align64 = KernelContext::scratch_align;
 
 // G v for n 3-vectors at once, v = (a[m], b[m], c[m]): u_i[m] = (G v)[i]
-// at u + i * u_step + m, G being F(4x4, 3x3)'s 6 x 3 for tile 4 and
-// F(2x2, 3x3)'s 4 x 3 for tile 2. One loop over m per output, which the
+// at u + i * u_step + m, G being F(4x4, 3x3)'s 6 x 3 for tile 4,
+// F(5x5, 3x3)'s 7 x 3 for tile 5 and F(2x2, 3x3)'s 4 x 3 for tile 2. One loop over m per output, which the
 // compiler vectorises; a 512-channel layer transforms 262144 filters, and
 // doing them one by one (in double) was 60 % of its creation time. Float
 // keeps U within a few ulp, far inside the 1e-4 that Winograd is held to.
 void weight_1d_n(int64_t tile, const float* a, const float* b, const float* c, float* u, int64_t u_step, int64_t n) {
+  if (tile == 5) {
+    // Points p = 1, -1, 2, -2, 1/2, -1/2, infinity: (1, p, p^2) / prod(p - q)
+    // over the other finite points q (winograd_transforms_body.h's B^T
+    // leaves that factor out).
+    constexpr float k29 = 2.0f / 9.0f, k45 = 1.0f / 45.0f;
+    for (int64_t m = 0; m < n; ++m) u[m] = -(a[m] + b[m] + c[m]) * k29;
+    for (int64_t m = 0; m < n; ++m) u[u_step + m] = (a[m] - b[m] + c[m]) * k29;
+    for (int64_t m = 0; m < n; ++m) u[2 * u_step + m] = (a[m] + 2.0f * b[m] + 4.0f * c[m]) * k45;
+    for (int64_t m = 0; m < n; ++m) u[3 * u_step + m] = (-a[m] + 2.0f * b[m] - 4.0f * c[m]) * k45;
+    for (int64_t m = 0; m < n; ++m) u[4 * u_step + m] = (16.0f * a[m] + 8.0f * b[m] + 4.0f * c[m]) * k45;
+    for (int64_t m = 0; m < n; ++m) u[5 * u_step + m] = (-16.0f * a[m] + 8.0f * b[m] - 4.0f * c[m]) * k45;
+    for (int64_t m = 0; m < n; ++m) u[6 * u_step + m] = c[m];
+    return;
+  }
   if (tile == 2) {
     for (int64_t m = 0; m < n; ++m) u[m] = a[m];
     for (int64_t m = 0; m < n; ++m) u[u_step + m] = (a[m] + b[m] + c[m]) * 0.5f;
@@ -53,13 +67,22 @@ int64_t WinogradConv::tile_for(int64_t OH, int64_t OW) {
   // faster at both, its weights no longer evicted from L3: layer4 15.6 ->
   // 14.9 ms at 1 thread, 8.7 -> 7.6 ms at 2. From 16 tiles (a 14x14 map)
   // F(4x4, 3x3)'s fewer multiplies win.
-  return ceil_div(OH, 4) * ceil_div(OW, 4) < 16 ? 2 : 4;
+  if (ceil_div(OH, 4) * ceil_div(OW, 4) < 16) return 2;
+  // F(5x5, 3x3) takes 49 multiplies per 25 outputs against 36 per 16, but
+  // its tiles cover the map in steps of 5: it wins only where 4 would pad
+  // more. A 14x14 map is 16 tiles of 4 (16x16, 31 % padding, 576 point
+  // rows) or 9 of 5 (15x15, 441 rows): 23 % fewer multiply-adds for
+  // ResNet-50's third stage. 56x56 and 28x28 tie (4 divides them), and
+  // then 4 keeps the weights smaller.
+  const int64_t rows4 = 36 * ceil_div(OH, 4) * ceil_div(OW, 4);
+  const int64_t rows5 = 49 * ceil_div(OH, 5) * ceil_div(OW, 5);
+  return rows5 < rows4 ? 5 : 4;
 }
 
 bool WinogradConv::init(const float* w, int64_t M, int64_t C, int64_t tile) {
   M_ = M;
   C_ = C;
-  tile_ = tile == 2 ? 2 : 4;
+  tile_ = tile == 2 || tile == 5 ? tile : 4;
   const int64_t patch = tile_ + 2, points = patch * patch;
   // U[p][c][m] = (G g G^T)[p] for each (m, c), written one input channel at
   // a time straight into each point's packed matrix (pack_b_row).

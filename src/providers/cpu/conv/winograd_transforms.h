@@ -1,6 +1,6 @@
-// The data transforms of the Winograd F(4x4, 3x3) and F(2x2, 3x3)
-// convolutions (winograd.h), vectorised across channels; `tile` picks one. Both work on channel blocks of
-// winograd_lanes() channels (16 with AVX-512, 8 with AVX2, 1 otherwise):
+// The data transforms of the Winograd F(4x4, 3x3), F(5x5, 3x3) and
+// F(2x2, 3x3) convolutions (winograd.h), vectorised across channels;
+// `tile` picks one. Both work on channel blocks of winograd_lanes() channels (16 with AVX-512, 8 with AVX2, 1 otherwise):
 //   - input: a block of NCHW channels is copied, transposed in registers,
 //     into a zero-bordered interleaved plane [row][column][lane], so every
 //     (tile + 2)^2 patch element of the block is one vector load; each tile's
@@ -21,7 +21,7 @@ namespace sy::cpu {
 int winograd_lanes();
 
 struct WinogradInputArgs {
-  int tile = 4;              // outputs per tile side: 4, F(4x4, 3x3), or 2, F(2x2, 3x3)
+  int tile = 4;              // outputs per tile side: 4, 5 or 2, F(tile x tile, 3x3)
   const float* x = nullptr;  // [C][H][W], or NCHW16c when x_blocked (C a multiple of 16)
   bool x_blocked = false;
   int64_t C = 0, H = 0, W = 0;

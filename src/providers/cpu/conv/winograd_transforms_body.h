@@ -4,10 +4,30 @@
 // Included at namespace scope; needs <algorithm>, <cstdint>, <cstring>.
 
 // r = B^T d for one patch-vector: F(4x4, 3x3)'s 6 points (0, +-1, +-2,
-// infinity) for kT = 4, F(2x2, 3x3)'s 4 (0, +-1, infinity) for kT = 2.
+// infinity) for kT = 4, F(2x2, 3x3)'s 4 (0, +-1, infinity) for kT = 2,
+// F(5x5, 3x3)'s 7 (+-1, +-2, +-1/2, infinity; winograd.h) for kT = 5.
 template <class V, int kT>
 inline void input_1d(const typename V::T* d, typename V::T* r) {
-  if constexpr (kT == 2) {
+  if constexpr (kT == 5) {
+    // Points 1, -1, 2, -2, 1/2, -1/2, infinity; row j holds the
+    // coefficients of the product of (x - p) over the finite points other
+    // than p_j (the 1 / prod(p_j - p) goes to the weights). The rows of a pair +-p differ only in the
+    // sign of the terms in d[0], d[2], d[4]: r = odd +- even, the sums of
+    // the odd- and even-indexed terms (odd1, even1 for the pair +-1 ...).
+    const auto odd1 = V::add(V::fmadd(V::set1(-4.25f), d[3], d[1]), d[5]);
+    const auto even1 = V::add(V::fmadd(V::set1(-4.25f), d[2], d[0]), d[4]);
+    r[0] = V::add(odd1, even1);
+    r[1] = V::sub(odd1, even1);
+    const auto odd2 = V::fmadd(V::set1(0.25f), d[1], V::fmadd(V::set1(-1.25f), d[3], d[5]));
+    const auto even2 = V::fmadd(V::set1(0.5f), d[0], V::fmadd(V::set1(-2.5f), d[2], V::mul(V::set1(2.0f), d[4])));
+    r[2] = V::add(odd2, even2);
+    r[3] = V::sub(odd2, even2);
+    const auto odd_half = V::fmadd(V::set1(4.0f), d[1], V::fmadd(V::set1(-5.0f), d[3], d[5]));
+    const auto even_half = V::fmadd(V::set1(2.0f), d[0], V::fmadd(V::set1(-2.5f), d[2], V::mul(V::set1(0.5f), d[4])));
+    r[4] = V::add(odd_half, even_half);
+    r[5] = V::sub(odd_half, even_half);
+    r[6] = V::fmadd(V::set1(5.25f), V::sub(d[2], d[4]), V::sub(d[6], d[0]));
+  } else if constexpr (kT == 2) {
     r[0] = V::sub(d[0], d[2]);
     r[1] = V::add(d[1], d[2]);
     r[2] = V::sub(d[2], d[1]);
@@ -32,7 +52,17 @@ inline void input_1d(const typename V::T* d, typename V::T* r) {
 // o = A^T m for one patch-vector, kT outputs.
 template <class V, int kT>
 inline void output_1d(const typename V::T* m, typename V::T* o) {
-  if constexpr (kT == 2) {
+  if constexpr (kT == 5) {
+    // Points in input_1d's order: 1, -1, 2, -2, 1/2, -1/2, infinity.
+    const auto s1 = V::add(m[0], m[1]), d1 = V::sub(m[0], m[1]);
+    const auto s2 = V::add(m[2], m[3]), d2 = V::sub(m[2], m[3]);
+    const auto s_half = V::add(m[4], m[5]), d_half = V::sub(m[4], m[5]);
+    o[0] = V::add(V::add(s1, s_half), s2);
+    o[1] = V::fmadd(V::set1(2.0f), d2, V::fmadd(V::set1(0.5f), d_half, d1));
+    o[2] = V::fmadd(V::set1(4.0f), s2, V::fmadd(V::set1(0.25f), s_half, s1));
+    o[3] = V::fmadd(V::set1(8.0f), d2, V::fmadd(V::set1(0.125f), d_half, d1));
+    o[4] = V::add(V::fmadd(V::set1(16.0f), s2, V::fmadd(V::set1(0.0625f), s_half, s1)), m[6]);
+  } else if constexpr (kT == 2) {
     o[0] = V::add(V::add(m[0], m[1]), m[2]);
     o[1] = V::sub(V::sub(m[1], m[2]), m[3]);
   } else {
@@ -85,6 +115,8 @@ template <class V>
 void input_transform(const WinogradInputArgs& a) {
   if (a.tile == 2) {
     input_tiles<V, 2>(a);
+  } else if (a.tile == 5) {
+    input_tiles<V, 5>(a);
   } else {
     input_tiles<V, 4>(a);
   }
@@ -156,6 +188,8 @@ template <class V>
 void output_transform(const WinogradOutputArgs& a) {
   if (a.tile == 2) {
     output_tiles<V, 2>(a);
+  } else if (a.tile == 5) {
+    output_tiles<V, 5>(a);
   } else {
     output_tiles<V, 4>(a);
   }
