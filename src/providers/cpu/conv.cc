@@ -5,7 +5,8 @@
 //   (conv/depthwise_blocked.h), W interleaved once at creation;
 // - 3x3, stride 1, dilation 1, group 1 with a constant W and maps of at
 //   least 7x7: Winograd (conv/winograd.h), F(4x4, 3x3) with 4x fewer
-//   multiplies, or F(2x2, 3x3) on maps of few tiles (7x7);
+//   multiplies, F(5x5, 3x3) where tiles of 5 cover the map more tightly
+//   (14x14), or F(2x2, 3x3) on maps of few tiles (7x7);
 // - group 1, 2-D, few input channels times taps (an image stem, C * kh * kw
 //   up to 160: ResNet's 7x7 over RGB is 147) and no residual: a direct kernel (conv/direct_few_channels.h)
 //   with no im2col, W packed once at creation;
@@ -126,8 +127,13 @@ class ConvKernel final : public Kernel {
     if (mg * k == 0) return;
     if (winograd_applies(ctx, ws)) {
       winograd_ = std::make_unique<WinogradConv>();
-      const ValueType* x = ctx.input_type(0);  // its map's size, known (winograd_applies)
-      const int64_t tile = WinogradConv::tile_for(x->dims[2].value, x->dims[3].value);
+      // The tiles cover Y's map; where Y's shape is not known, X's (known:
+      // winograd_applies) stands in, the same size under 'same' padding.
+      const ValueType* y = ctx.output_type(0);
+      const bool y_known =
+          y != nullptr && y->has_shape && y->rank() == 4 && y->dims[2].is_known() && y->dims[3].is_known();
+      const ValueType* map = y_known ? y : ctx.input_type(0);
+      const int64_t tile = WinogradConv::tile_for(map->dims[2].value, map->dims[3].value);
       if (winograd_->init(w->data<float>(), ws[0], ws[1], tile)) {
         ctx.mark_prepacked(1);  // run() reads the transformed weights only
         return;

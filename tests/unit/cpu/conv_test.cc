@@ -471,8 +471,10 @@ TEST(ConvTest, WinogradMatchesTheDirectConvolution) {
               .activation = "Relu", .threads = 2, .tolerance_of_max = true});
   // The smallest map it takes, ResNet's last stage: F(2x2, 3x3) there, 4 x 4
   // tiles of 2 for 7 x 7 (WinogradConv::tile_for), and on 12 x 12 (9 tiles
-  // of 4, so 36 of 2). The 14 x 13 and 13 x 15 inputs above take F(5x5, 3x3)
-  // (9 tiles of 5 rather than 16 of 4), 16 x 16 and 28 x 28 F(4x4, 3x3).
+  // of 4, so 36 of 2). Tiles are chosen by the output map: the padded
+  // 13 x 15 input above (14 x 14 out) and the 256-channel 14 x 14 take
+  // F(5x5, 3x3) (9 tiles of 5 rather than 16 of 4), the unpadded 14 x 13
+  // (12 x 11 out, 9 tiles of 4) F(2x2, 3x3), 16 x 16 and 28 x 28 F(4x4, 3x3).
   check_conv({.x = {2, 32, 7, 7}, .m = 48, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
               .activation = "Relu", .threads = 2, .tolerance_of_max = true});
   check_conv({.x = {1, 40, 7, 9}, .m = 24, .kernel = {3, 3}, .pads = {0, 1, 2, 1}, .activation = "Clip",

@@ -13,10 +13,11 @@ constexpr auto align64 = KernelContext::scratch_align;
 
 // G v for n 3-vectors at once, v = (a[m], b[m], c[m]): u_i[m] = (G v)[i]
 // at u + i * u_step + m, G being F(4x4, 3x3)'s 6 x 3 for tile 4,
-// F(5x5, 3x3)'s 7 x 3 for tile 5 and F(2x2, 3x3)'s 4 x 3 for tile 2. One loop over m per output, which the
-// compiler vectorises; a 512-channel layer transforms 262144 filters, and
-// doing them one by one (in double) was 60 % of its creation time. Float
-// keeps U within a few ulp, far inside the 1e-4 that Winograd is held to.
+// F(5x5, 3x3)'s 7 x 3 for tile 5 and F(2x2, 3x3)'s 4 x 3 for tile 2. One
+// loop over m per output, which the compiler vectorises; a 512-channel
+// layer transforms 262144 filters, and doing them one by one (in double)
+// was 60 % of its creation time. Float keeps U within a few ulp, far
+// inside the 1e-4 that Winograd is held to.
 void weight_1d_n(int64_t tile, const float* a, const float* b, const float* c, float* u, int64_t u_step, int64_t n) {
   if (tile == 5) {
     // Points p = 1, -1, 2, -2, 1/2, -1/2, infinity: (1, p, p^2) / prod(p - q)

@@ -75,6 +75,17 @@ inline void output_1d(const typename V::T* m, typename V::T* o) {
   }
 }
 
+// f.template operator()<kT>() for the tile side `tile`: 2, 5, or else 4
+// (WinogradConv only makes those). The one place a new side is added.
+template <class F>
+void with_tile(int tile, F&& f) {
+  switch (tile) {
+    case 2: f.template operator()<2>(); break;
+    case 5: f.template operator()<5>(); break;
+    default: f.template operator()<4>(); break;
+  }
+}
+
 // kT outputs per tile side, from patches of kP = kT + 2 inputs.
 template <class V, int kT>
 void input_tiles(const WinogradInputArgs& a) {
@@ -113,13 +124,7 @@ void input_tiles(const WinogradInputArgs& a) {
 
 template <class V>
 void input_transform(const WinogradInputArgs& a) {
-  if (a.tile == 2) {
-    input_tiles<V, 2>(a);
-  } else if (a.tile == 5) {
-    input_tiles<V, 5>(a);
-  } else {
-    input_tiles<V, 4>(a);
-  }
+  with_tile(a.tile, [&]<int kT>() { input_tiles<V, kT>(a); });
 }
 
 template <class V, int kT>
@@ -186,11 +191,5 @@ void output_tiles(const WinogradOutputArgs& a) {
 
 template <class V>
 void output_transform(const WinogradOutputArgs& a) {
-  if (a.tile == 2) {
-    output_tiles<V, 2>(a);
-  } else if (a.tile == 5) {
-    output_tiles<V, 5>(a);
-  } else {
-    output_tiles<V, 4>(a);
-  }
+  with_tile(a.tile, [&]<int kT>() { output_tiles<V, kT>(a); });
 }

@@ -179,55 +179,42 @@ Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed,
   return best;
 }
 
-// A hash of a product's shape and a few more bits, for the per-thread
-// caches below (Fibonacci hashing of each field in turn).
-size_t hash_shape(int64_t M, int64_t N, int64_t K, uint64_t rest) {
-  constexpr uint64_t kPhi = 0x9E3779B97F4A7C15ull;
-  uint64_t h = static_cast<uint64_t>(M) * kPhi;
-  h = (h ^ static_cast<uint64_t>(N)) * kPhi;
-  h = (h ^ static_cast<uint64_t>(K)) * kPhi;
-  return static_cast<size_t>((h ^ rest) * kPhi >> 16);
-}
+// The key of the per-thread caches below: a product's shape and the
+// arguments its plan depends on (make_plan), or the shape and thread count
+// alone with the flags false (sgemm_workspace_size).
+struct ShapeKey {
+  int64_t M, N, K;
+  int threads;
+  bool a, b, rows_only;
+  bool operator==(const ShapeKey&) const = default;
+};
+struct ShapeKeyHash {
+  size_t operator()(const ShapeKey& k) const {
+    constexpr uint64_t kPhi = 0x9E3779B97F4A7C15ull;  // Fibonacci hashing of each field in turn
+    uint64_t h = static_cast<uint64_t>(k.M) * kPhi;
+    h = (h ^ static_cast<uint64_t>(k.N)) * kPhi;
+    h = (h ^ static_cast<uint64_t>(k.K)) * kPhi;
+    h ^= static_cast<uint64_t>(k.threads) << 3 | (k.rows_only ? 4u : 0u) | (k.a ? 2u : 0u) | (k.b ? 1u : 0u);
+    return static_cast<size_t>(h * kPhi >> 16);
+  }
+};
+// Entries per thread and cache before it starts over: bounded for models
+// whose shapes change from run to run.
+constexpr size_t kMaxCachedShapes = 4096;
 
 // The plan for one product. Kernels multiply the same shapes on every run,
 // and the search above costs O(tasks^2) for tasks up to 4 per thread (about
 // 2 ms at 64 threads), so each calling thread keeps the plans it made. A
 // map, not a table of hashed slots: ResNet-50's shapes, times the packing
 // cases and split_rows_only that sgemm_workspace_size asks about, collided
-// in 256 slots and searched 83 plans again on every run. Bounded for
-// models whose shapes change from run to run.
+// in 256 slots and searched 83 plans again on every run.
 Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed, bool rows_only) {
-  struct Key {
-    int64_t M, N, K;
-    int threads;
-    bool a, b, rows_only;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return hash_shape(k.M, k.N, k.K,
-                        static_cast<uint64_t>(k.threads) << 3 | (k.rows_only ? 4u : 0u) | (k.a ? 2u : 0u) | (k.b ? 1u : 0u));
-    }
-  };
-  constexpr size_t kMaxPlans = 4096;
-  thread_local std::unordered_map<Key, Plan, KeyHash> plans;
-  // The last plan, checked first: Winograd asks for the same shape 16 to 49
-  // times in a row, and a map lookup after a convolution has swept the
-  // caches costs a few memory misses (0.25 % of ResNet-50's time).
-  thread_local Key last_key{-1, -1, -1, 0, false, false, false};  // matches no real product
-  thread_local Plan last_plan{};
-  const Key key{M, N, K, threads, packed.a, packed.b, rows_only};
-  if (key == last_key) return last_plan;
-  if (auto it = plans.find(key); it != plans.end()) {
-    last_key = key;
-    last_plan = it->second;
-    return last_plan;
-  }
-  if (plans.size() >= kMaxPlans) plans.clear();
+  thread_local std::unordered_map<ShapeKey, Plan, ShapeKeyHash> plans;
+  const ShapeKey key{M, N, K, threads, packed.a, packed.b, rows_only};
+  if (auto it = plans.find(key); it != plans.end()) return it->second;
+  if (plans.size() >= kMaxCachedShapes) plans.clear();
   const Plan plan = search_plan(M, N, K, threads, packed, rows_only);
   plans.emplace(key, plan);
-  last_key = key;
-  last_plan = plan;
   return plan;
 }
 
@@ -707,20 +694,9 @@ size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* p
   if (M <= 0 || N <= 0) return 0;
   const int threads = pool != nullptr ? pool->num_threads() : 1;
   // Kernels ask on every run, before every product: each answer is kept
-  // per thread (bounded, like make_plan's), one lookup instead of eight.
-  struct Key {
-    int64_t M, N, K;
-    int threads;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return hash_shape(k.M, k.N, k.K, static_cast<uint64_t>(k.threads));
-    }
-  };
-  constexpr size_t kMaxSizes = 4096;
-  thread_local std::unordered_map<Key, size_t, KeyHash> sizes;
-  const Key key{M, N, K, threads};
+  // per thread, one lookup instead of the eight plans below.
+  thread_local std::unordered_map<ShapeKey, size_t, ShapeKeyHash> sizes;
+  const ShapeKey key{M, N, K, threads, false, false, false};
   if (auto it = sizes.find(key); it != sizes.end()) return it->second;
   // One size for every entry point: the plan depends on which operand is
   // prepacked and on GemmEpilogue::split_rows_only.
@@ -730,7 +706,7 @@ size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* p
       const Plan plan = make_plan(M, N, K, threads, packed, rows_only);
       floats = std::max(floats, static_cast<size_t>(plan.lanes * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))));
     }
-  if (sizes.size() >= kMaxSizes) sizes.clear();
+  if (sizes.size() >= kMaxCachedShapes) sizes.clear();
   sizes.emplace(key, floats * sizeof(float));
   return floats * sizeof(float);
 }
