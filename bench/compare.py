@@ -194,6 +194,16 @@ def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
 
+def paired_ratio(table: dict, m: str, t: int, tool: str, peer: str):
+    """Median over rounds of tool's median / peer's median in the same
+    round. The two ran back to back, so a round that the machine's other
+    tenants slowed counts once, as a ratio, where the medians of medians
+    above can each take their middle value from a different round."""
+    pairs = zip(table.get((m, t, tool), []), table.get((m, t, peer), []))
+    return median([x["median_ms"] / y["median_ms"] for x, y in pairs
+                   if "error" not in x and "error" not in y and y["median_ms"] > 0])
+
+
 def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "compare_raw.json"), "w") as f:
@@ -221,10 +231,12 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
              f"{env['date']}, {env['cpu']}, {env['cores']} cores. "
              f"{a.rounds} interleaved round(s) of {a.runs} timed runs (+{a.warmup} warm-up) per tool; "
              "each cell is the median of the per-round medians, in ms (lower is better). "
-             "Ratios below 1 mean Switchyard is faster.", ""]
+             "Ratios below 1 mean Switchyard is faster. 'per round' is the median over rounds of "
+             "Switchyard's median over ORT's in the same round, the two run back to back "
+             "(paired_ratio in bench/compare.py).", ""]
     head = ["model", "threads"] + [f"{TOOL_TITLES[t]} ms" for t in a.tools]
     if "ort" in a.tools:
-        head.append("Switchyard/ORT")
+        head += ["Switchyard/ORT", "Switchyard/ORT per round"]
     if "torch" in a.tools:
         head.append("Switchyard/PyTorch")
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -232,6 +244,7 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
         row = [m, str(t)] + [fmt(med(m, t, tool)) for tool in a.tools]
         if "ort" in a.tools:
             row.append(fmt(ratio(med(m, t, "switchyard"), med(m, t, "ort")), 2))
+            row.append(fmt(paired_ratio(table, m, t, "switchyard", "ort"), 2))
         if "torch" in a.tools:
             row.append(fmt(ratio(med(m, t, "switchyard"), med(m, t, "torch")), 3))
         lines.append("| " + " | ".join(row) + " |")
