@@ -27,13 +27,13 @@ inline void cpu_relax() {
 constexpr int kSpinIterations = 20000;
 
 // Spins of a wait that pause only; after them each spin also yields the
-// CPU. A thread that spins on the CPU of the thread it waits for (the
-// scheduler put both on one: seen on the 2-vCPU bench machine, where a
-// 2-thread ResNet-50 run then took 60 ms instead of 35, and 83-88 ms with
-// both pinned to one CPU, slower than 1 thread) holds it until its time
-// slice ends; yielding hands it over at once (64-65 ms pinned, the 1-thread
-// time). Unpinned 2-thread runs measured level (16 alternations: 34.9 ms
-// before, 34.6 after).
+// CPU. A thread that spins on the CPU of the thread it waits for holds it
+// until its time slice ends; yielding hands it over at once. The scheduler
+// does put both on one CPU at times (a sample of a slow 46 ms 2-thread
+// ResNet-50 run on the 2-vCPU bench machine found them so); pinned to one
+// CPU that run took 83-88 ms before, slower than 1 thread, and 64-65 ms
+// (the 1-thread time) with the yield. Unpinned 2-thread runs measured
+// level (16 alternations: 34.9 ms before, 34.6 after).
 // The first spins, about 7 us on Zen 4 (26 ns a pause), cover the usual
 // waits, which a system call per spin (0.6 us) would slow.
 constexpr int kPauseOnlySpins = 256;
