@@ -23,33 +23,29 @@ inline void cpu_relax() {
 #endif
 }
 
-// Pauses a worker spins for a job before it sleeps: about 0.5 ms on Zen 4.
-constexpr int kSpinIterations = 20000;
-
-// Spins of a wait that pause only; after them each spin also yields the
-// CPU. A thread that spins on the CPU of the thread it waits for holds it
-// until its time slice ends; yielding hands it over at once. The scheduler
-// does put both on one CPU at times (a sample of a slow 46 ms 2-thread
-// ResNet-50 run on the 2-vCPU bench machine found them so); pinned to one
-// CPU that run took 83-88 ms before, slower than 1 thread, and 64-65 ms
-// (the 1-thread time) with the yield. Unpinned 2-thread runs measured
-// level (16 alternations: 34.9 ms before, 34.6 after).
-// The first spins, about 7 us on Zen 4 (26 ns a pause), cover the usual
-// waits, which a system call per spin (0.6 us) would slow.
+// Spins of a wait that pause only; after them each spin yields the CPU
+// instead. A thread that spins on the CPU of the thread it waits for holds
+// it until its time slice ends; yielding hands it over at once. The
+// scheduler does put both on one CPU at times (a sample of a slow 46 ms
+// 2-thread ResNet-50 run on the 2-vCPU bench machine found them so);
+// pinned to one CPU that run took 83-88 ms before, slower than 1 thread,
+// and 64-65 ms (the 1-thread time) with the yield. Unpinned 2-thread runs
+// measured level (16 alternations: 34.9 ms before, 34.6 after). The pause
+// spins, about 7 us on Zen 4 (26 ns a pause), cover the usual waits, which
+// a system call per spin (0.6 us) would slow.
 constexpr int kPauseOnlySpins = 256;
-// A yield counts as this many pauses against kSpinIterations, so that a
-// worker still gives up spinning after about the same time.
-constexpr int kYieldCost = 24;
 
-// One spin of a wait; `spins` counts them. Returns its cost in pauses.
-inline int spin_once(int& spins) {
-  if (spins < kPauseOnlySpins) {
-    ++spins;
+// Spins a worker makes for a job before it sleeps: the pauses, then about
+// 0.5 ms of yields.
+constexpr int kWorkerSpins = kPauseOnlySpins + 800;
+
+// Spin number `spin` (from 0) of a wait.
+inline void spin_once(int64_t spin) {
+  if (spin < kPauseOnlySpins) {
     cpu_relax();
-    return 1;
+  } else {
+    std::this_thread::yield();
   }
-  std::this_thread::yield();
-  return kYieldCost;
 }
 
 }  // namespace
@@ -114,8 +110,7 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;  // the last value of posted_ this worker looked for jobs at
   for (;;) {
     // Spin for a short while for a job posted since the last look, then sleep.
-    int spins = 0;
-    for (int i = 0; i < kSpinIterations && posted_.load(std::memory_order_acquire) == seen;) i += spin_once(spins);
+    for (int spin = 0; spin < kWorkerSpins && posted_.load(std::memory_order_acquire) == seen; ++spin) spin_once(spin);
     Job* job = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -172,9 +167,9 @@ void ThreadPool::parallel_for(int64_t n, int64_t min_chunk, FunctionRef<void(int
   }
   // Wait for chunks other threads are still running, then for every worker
   // to let go of its pointer to `job`, which lives on this stack frame.
-  int spins = 0;
-  while (job.done.load(std::memory_order_acquire) < num_chunks) spin_once(spins);
-  while (job.active_workers.load(std::memory_order_acquire) > 0) spin_once(spins);
+  int64_t spin = 0;
+  while (job.done.load(std::memory_order_acquire) < num_chunks) spin_once(spin++);
+  while (job.active_workers.load(std::memory_order_acquire) > 0) spin_once(spin++);
 }
 
 void ThreadPool::run_tasks(int64_t lanes, int64_t tasks, FunctionRef<void(int64_t, int64_t)> fn) {

@@ -436,14 +436,13 @@ Status Session::Impl::check_feed(const ValueInfo& info, const ValueType& type, c
 void Session::Impl::record_profile_event(const PlanStep& step, std::chrono::steady_clock::time_point started) const {
   const auto now = std::chrono::steady_clock::now();
   ProfileEvent e;
-  e.name = step.node_ptr->name;
-  e.op = step.node_ptr->op_type;
-  e.provider = chain[static_cast<size_t>(step.provider)]->name();
+  e.node = step.node_ptr;
+  e.provider = step.provider;
   e.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(started - profile_start).count();
   e.duration_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started).count();
   e.thread = std::hash<std::thread::id>()(std::this_thread::get_id());
   std::lock_guard<std::mutex> lock(profile_mutex);
-  profile_events.push_back(std::move(e));
+  profile_events.push_back(e);
 }
 
 std::unique_ptr<ExecutionFrame> Session::Impl::acquire_frame() const {
@@ -875,8 +874,9 @@ Result<std::string> Session::end_profiling() {
   for (size_t i = 0; i < events.size(); ++i) {
     const Impl::ProfileEvent& e = events[i];
     out << "{\"cat\":\"Node\",\"ph\":\"X\",\"pid\":1,\"tid\":" << (e.thread % 100000) << ",\"ts\":" << e.start_ns / 1000
-        << ",\"dur\":" << e.duration_ns / 1000 << ",\"name\":\"" << json_escape(e.name) << "\",\"args\":{\"op_name\":\""
-        << json_escape(e.op) << "\",\"provider\":\"" << json_escape(e.provider) << "\"}}" << (i + 1 < events.size() ? ",\n" : "\n");
+        << ",\"dur\":" << e.duration_ns / 1000 << ",\"name\":\"" << json_escape(e.node->name) << "\",\"args\":{\"op_name\":\""
+        << json_escape(e.node->op_type) << "\",\"provider\":\""
+        << json_escape(impl_->chain[static_cast<size_t>(e.provider)]->name()) << "\"}}" << (i + 1 < events.size() ? ",\n" : "\n");
   }
   out << "]\n";
   if (!out) return Status(StatusCode::kFail, "failed while writing the profile to " + path);
@@ -888,7 +888,8 @@ std::vector<Session::ProfileRecord> Session::profile_records() const {
   std::vector<ProfileRecord> out;
   out.reserve(impl_->profile_events.size());
   for (const Impl::ProfileEvent& e : impl_->profile_events)
-    out.push_back(ProfileRecord{e.name, e.op, e.provider, e.start_ns, e.duration_ns});
+    out.push_back(ProfileRecord{e.node->name, e.node->op_type, impl_->chain[static_cast<size_t>(e.provider)]->name(),
+                                e.start_ns, e.duration_ns});
   return out;
 }
 

@@ -59,11 +59,12 @@ class Session::Impl {
   PartitionResult partition;  // kept for reports
   std::unique_ptr<ThreadPool> pool;
 
-  // Profiling: one event per node run, while enable_profiling is on.
+  // Profiling: one event per node run, while enable_profiling is on. The
+  // node and provider are kept as pointer and index, their names looked up
+  // when the records or the trace are written: a run copies no strings.
   struct ProfileEvent {
-    std::string name;
-    std::string op;
-    std::string provider;
+    const Node* node;
+    int provider;  // index into chain
     int64_t start_ns;
     int64_t duration_ns;
     uint64_t thread;

@@ -468,15 +468,13 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
         t.hi = hi;
         for (int64_t jr = 0; jr < nc; jr += t.nr) {
           if (g.b.packed != nullptr) {
+            const int64_t j = jc + jr;
             // The first panel of a pass also warms the ones before its
             // kWarmAhead-th; later panels, that one only.
-            const int64_t q = (jc + jr) / g.nr;
+            const int64_t q = j / g.nr;
             warm_pages(g, pc, kc, n_pad, jr == 0 ? q : q + kWarmAhead, q + kWarmAhead + 1);
-          }
-          if (g.b.packed != nullptr) {
             // Panels of the prepacked B start at multiples of nr; the task
             // may start or end inside one.
-            const int64_t j = jc + jr;
             const int64_t in_panel = j % g.nr;
             t.nr = static_cast<int>(std::min(g.nr - in_panel, nc - jr));
             t.b = g.b.packed + pc * n_pad + (j - in_panel) * kc + in_panel;
