@@ -21,10 +21,15 @@ enum class SimdActivation : int {
 // y[i] = f(x[i]) for i < n; y may be x.
 void activation_f32(SimdActivation f, const float* x, float* y, int64_t n);
 
+// The same over `rows` rows of n floats, row r at x + r * ld and y + r * ld:
+// one call per GEMM output tile (its constants loaded once, not per row),
+// and a row's last n % 16 floats on vectors too, as for a tile's edge.
+void activation_f32_rows(SimdActivation f, const float* x, float* y, int64_t rows, int64_t n, int64_t ld);
+
 namespace activation_detail {
-void activation_f32_avx512(SimdActivation f, const float* x, float* y, int64_t n);
-void activation_f32_avx2(SimdActivation f, const float* x, float* y, int64_t n);
-void activation_f32_portable(SimdActivation f, const float* x, float* y, int64_t n);
+void activation_f32_avx512(SimdActivation f, const float* x, float* y, int64_t rows, int64_t n, int64_t ld);
+void activation_f32_avx2(SimdActivation f, const float* x, float* y, int64_t rows, int64_t n, int64_t ld);
+void activation_f32_portable(SimdActivation f, const float* x, float* y, int64_t rows, int64_t n, int64_t ld);
 }  // namespace activation_detail
 
 }  // namespace sy::cpu

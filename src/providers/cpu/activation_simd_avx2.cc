@@ -6,7 +6,7 @@
 
 namespace sy::cpu::activation_detail {
 
-void activation_f32_avx2(SimdActivation f, const float* x, float* y, int64_t n)
+void activation_f32_avx2(SimdActivation f, const float* x, float* y, int64_t rows, int64_t n, int64_t ld)
 #include "providers/cpu/activation_simd_body.h"
 
 }  // namespace sy::cpu::activation_detail

@@ -18,10 +18,13 @@
 //
 // The causal, window, padding and mask-width limits, and the masked keys
 // at either end of the mask's row, give each row a range of keys [lo, hi)
-// outside which every bias is -inf. A block computes scores only for the
-// union of its rows' ranges, so a causal block (is_causal or a triangular
-// mask tensor) skips the keys after its last row; the block size trades
-// that saving against packing each block's keys again.
+// outside which every bias is -inf. A finite bias so far below the rest of
+// the row that its key's probability is exactly 0 in float (BERT's -10000
+// padding) narrows the range too (trim_negligible). A block computes
+// scores only for the union of its rows' ranges, so a causal block
+// (is_causal or a triangular mask tensor) skips the keys after its last
+// row; the block size trades that saving against packing each block's keys
+// again.
 //
 // Fully masked rows follow every version's text (23 by its errata): when
 // every key's bias is -inf the row's probabilities are 0, so its Y row (and
@@ -654,6 +657,14 @@ class AttentionKernel final : public Kernel {
   // the cached keys before it.
   template <typename C>
   KeyRange key_range(const Problem<C>& p, int64_t b, int64_t h, int64_t i) const {
+    KeyRange r = key_limits(p, b, i);
+    if (p.mask.data != nullptr) trim_to_mask(p.mask, b, h, i, r);
+    return r;
+  }
+
+  // key_range before the mask's own -inf or false ends are trimmed.
+  template <typename C>
+  KeyRange key_limits(const Problem<C>& p, int64_t b, int64_t i) const {
     const Dims& d = p.d;
     KeyRange r{0, d.total_len};
     if (p.mask.data != nullptr) r.hi = std::min(r.hi, p.mask.width);
@@ -670,13 +681,107 @@ class AttentionKernel final : public Kernel {
     if (right_window_ >= 0) r.hi = std::min(r.hi, pos + right_window_ + 1);
     r.lo = std::max<int64_t>(r.lo, 0);
     if (r.hi < r.lo) r.hi = r.lo;
-    if (p.mask.data != nullptr) trim_to_mask(p.mask, b, h, i, r);
     return r;
   }
 
-  // A lane's scratch starts with the key ranges of its block's rows.
+  // Narrows the block's row ranges past keys at either end whose
+  // probability is exactly 0 in float whatever their scores: a finite mask
+  // bias so far below the largest in the row's range (BERT's -10000
+  // padding) that the exponential underflows. Every score is at most
+  // |alpha| max|q_i| max|k_j| in size (Cauchy-Schwarz; at most the softcap
+  // where there is one), so a key whose bias is more than twice that plus
+  // 110 below the row's largest lands more than 110 below the row's max,
+  // and e^-110 is 0 in float: skipping it changes neither the row's sum nor
+  // Y. BERT's attention does a quarter fewer multiply-adds. As for keys
+  // masked with -inf, a skipped key's V row is not read (a non-finite V
+  // there does not reach Y). Not for qk_matmul_output, which shows every
+  // key's score; any non-finite Q or K (an unbounded score) turns it off.
+  void trim_negligible(const Problem<float>& p, int64_t b, int64_t h, int64_t g, int64_t i0, int64_t rows,
+                       KeyRange* ranges) const {
+    const Dims& d = p.d;
+    const MaskView& m = p.mask;
+    if (m.dtype == DataType::kBool || m.col_stride == 0) return;  // no finite bias varies by key
+    KeyRange keys{d.total_len, 0};
+    for (int64_t r = 0; r < rows; ++r) {
+      if (ranges[r].empty()) continue;
+      keys = KeyRange{std::min(keys.lo, ranges[r].lo), std::max(keys.hi, ranges[r].hi)};
+    }
+    if (keys.empty()) return;
+    // Each row's range in `rr` trimmed at either end past biases at most
+    // `gap` below the largest in it. Rows that share a mask row and a range
+    // share the scan. True when any range changed.
+    auto trim = [&](KeyRange* rr, double gap) {
+      bool any = false;
+      visit_type(NumericBoolTypes{}, m.dtype, [&](auto tag) {
+        using M = typename decltype(tag)::type;
+        if constexpr (!std::is_same_v<M, bool>) {
+          int64_t last_base = -1;
+          KeyRange last_in, last_out;
+          for (int64_t r = 0; r < rows; ++r) {
+            KeyRange& kr = rr[r];
+            if (kr.empty()) continue;
+            const int64_t base = mask_row(m, b, h, i0 + r);
+            if (base == last_base && kr.lo == last_in.lo && kr.hi == last_in.hi) {
+              kr = last_out;
+              continue;
+            }
+            last_base = base;
+            last_in = kr;
+            const M* row = static_cast<const M*>(m.data) + base;
+            auto bias = [&](int64_t j) { return static_cast<double>(load(row[j * m.col_stride])); };
+            double top = -std::numeric_limits<double>::infinity();
+            for (int64_t j = kr.lo; j < kr.hi; ++j) top = std::max(top, bias(j));
+            if (std::isfinite(top)) {
+              // The key with the largest bias stays, so both loops stop.
+              const double cut = top - gap;
+              while (bias(kr.lo) <= cut) ++kr.lo;
+              while (bias(kr.hi - 1) <= cut) --kr.hi;
+            }
+            any = any || kr.lo != last_in.lo || kr.hi != last_in.hi;
+            last_out = kr;
+          }
+        }
+      });
+      return any;
+    };
+    // First on a copy with the least gap any scores allow (110): most masks
+    // (none finite and far below the rest) stop here, before the norms.
+    KeyRange* trial = ranges + rows;  // ranges_bytes leaves room
+    std::copy_n(ranges, rows, trial);
+    if (!trim(trial, 110.0)) return;
+
+    auto max_norm2 = [](const float* row0, int64_t count, int64_t ld, int64_t cols) {
+      double top = 0.0;
+      for (int64_t r = 0; r < count; ++r) {
+        const float* x = row0 + r * ld;
+        // 16 running sums, which vectorise (one chained sum does not).
+        float part[16] = {};
+        const int64_t full = cols / 16 * 16;
+        for (int64_t c = 0; c < full; c += 16)
+          for (int l = 0; l < 16; ++l) part[l] += x[c + l] * x[c + l];
+        for (int64_t c = full; c < cols; ++c) part[c - full] += x[c] * x[c];
+        float ss = 0.0f;
+        for (int l = 0; l < 16; ++l) ss += part[l];
+        top = std::isfinite(ss) ? std::max(top, static_cast<double>(ss)) : std::numeric_limits<double>::infinity();
+      }
+      return top;
+    };
+    const double q2 = max_norm2(p.q + d.q.offset(b, h) + i0 * d.q.row_stride, rows, d.q.row_stride, d.head_size);
+    double k2 = 0.0;
+    p.k.for_each_part(b, g, keys.lo, keys.hi, [&](int64_t, int64_t count, const float* key_rows, int64_t ld) {
+      k2 = std::max(k2, max_norm2(key_rows, count, ld, d.head_size));
+    });
+    double bound = std::fabs(static_cast<double>(p.alpha)) * std::sqrt(q2) * std::sqrt(k2);
+    if (!std::isfinite(bound)) return;
+    if (softcap_ != 0.0f) bound = std::min(bound, std::fabs(static_cast<double>(softcap_)));
+    // 1.001: the float products and sums can exceed the exact bound by a few ulp.
+    trim(ranges, 2.0 * bound * 1.001 + 110.0);
+  }
+
+  // A lane's scratch starts with the key ranges of its block's rows, and
+  // room for a trial copy of them (trim_negligible).
   static size_t ranges_bytes(int64_t rows) {
-    return KernelContext::scratch_align(static_cast<size_t>(rows) * sizeof(KeyRange));
+    return KernelContext::scratch_align(static_cast<size_t>(2 * rows) * sizeof(KeyRange));
   }
 
   // Offset of mask element (b, h, i, key 0).
@@ -733,12 +838,34 @@ class AttentionKernel final : public Kernel {
 
     // Each row's keys, and the keys any row of the block attends.
     KeyRange* ranges = reinterpret_cast<KeyRange*>(scratch);
+    {
+      // Rows that share a mask row and limits (a mask broadcast over the
+      // query rows) share its trimming: one scan per block.
+      int64_t last_base = -1;
+      KeyRange last_limits, last_range;
+      for (int64_t i = i0; i < i1; ++i) {
+        KeyRange r = key_limits(p, b, i);
+        if (p.mask.data != nullptr) {
+          const int64_t base = mask_row(p.mask, b, h, i);
+          if (base == last_base && r.lo == last_limits.lo && r.hi == last_limits.hi) {
+            r = last_range;
+          } else {
+            last_base = base;
+            last_limits = r;
+            trim_to_mask(p.mask, b, h, i, r);
+            last_range = r;
+          }
+        }
+        ranges[i - i0] = r;
+      }
+    }
+    if constexpr (std::is_same_v<C, float>) {
+      if (p.mask.data != nullptr && p.qk == nullptr) trim_negligible(p, b, h, g, i0, rows, ranges);
+    }
     KeyRange keys{d.total_len, 0};
-    for (int64_t i = i0; i < i1; ++i) {
-      const KeyRange r = key_range(p, b, h, i);
-      ranges[i - i0] = r;
-      if (r.empty()) continue;
-      keys = KeyRange{std::min(keys.lo, r.lo), std::max(keys.hi, r.hi)};
+    for (int64_t r = 0; r < rows; ++r) {
+      if (ranges[r].empty()) continue;
+      keys = KeyRange{std::min(keys.lo, ranges[r].lo), std::max(keys.hi, ranges[r].hi)};
     }
     if (p.all_keys) keys = KeyRange{0, d.total_len};
     const int64_t klo = keys.lo;

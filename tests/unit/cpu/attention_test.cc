@@ -157,6 +157,38 @@ TEST(Attention, BertShapeTwelveHeads) {
   }
 }
 
+TEST(Attention, LargeScoresKeepKeysBehindAFiniteMask) {
+  // The kernel skips keys whose -10000 bias puts them out of reach of the
+  // row's max. Here the masked keys' scores are 10000 (q = k = 100 on one
+  // axis, scale 1), so after the bias they tie with the open keys and take
+  // half of each row's weight: they must not be skipped.
+  constexpr int64_t T = 8;
+  Reference r;
+  r.S = 4;
+  r.T = T;
+  r.D = 2;
+  r.Dv = 3;
+  r.scale = 1.0;
+  r.q = {100, 0, 100, 0, 100, 0, 100, 0};
+  r.k.assign(at(T * 2), 0.0f);
+  for (int64_t j = 0; j < T; ++j) r.k[at(j * 2 + (j < 2 || j >= 6 ? 0 : 1))] = j < 2 || j >= 6 ? 100.0f : 1e-3f;
+  r.v = random_floats(at(T * 3), -1.0f, 1.0f, 31);
+  std::vector<float> mask(T, 0.0f);
+  for (int64_t j : {0, 1, 6, 7}) mask[at(j)] = -10000.0f;
+  r.bias = [&](int64_t, int64_t, int64_t, int64_t j) { return static_cast<double>(mask[at(j)]); };
+  const std::vector<float> expected = r.run();
+  ASSERT_NEAR(r.probs[0], 0.125, 1e-3);  // key 0: masked, yet an eighth of row 0's weight
+  auto out = NodeTest("Attention", 23)
+                 .attr("scale", 1.0f)
+                 .input(make_tensor<float>({1, 1, 4, 2}, r.q))
+                 .input(make_tensor<float>({1, 1, T, 2}, r.k))
+                 .input(make_tensor<float>({1, 1, T, 3}, r.v))
+                 .input(make_tensor<float>({1, 1, 1, T}, mask))
+                 .run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensor_near(out->at(0), make_tensor<float>({1, 1, 4, 3}, expected), 1e-5, 1e-6);
+}
+
 TEST(Attention, BoolMaskWithAFullyMaskedRowGivesZeros) {
   // mask [S, L]: True attends. Row 2 has no True: its output is 0, not NaN.
   Reference r = random_case(1, 2, 2, 4, 5, 8, 6, 30);

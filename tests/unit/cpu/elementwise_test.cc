@@ -661,20 +661,25 @@ TEST(ElementwiseUnary, GeluTailIsRelativelyAccurate) {
   }
 }
 
-// Long enough for the 16-wide vector steps (the test above runs only the
-// scalar tail): both tails down to where GELU underflows, and infinities.
+// Many 16-wide vector steps (the test above is one zero-padded partial
+// vector) and a partial one at the end: both tails down to where GELU
+// underflows, infinities and NaN.
 TEST(ElementwiseUnary, GeluVectorStepsMatchErfc) {
   std::vector<float> x;
   for (int i = -300; i <= 300; ++i) x.push_back(static_cast<float>(i) * 0.05f);
   const float inf = std::numeric_limits<float>::infinity();
-  x.insert(x.end(), {-inf, inf, -20.0f, 20.0f, -0.0f, 1e-30f, -1e-30f});
-  while (x.size() % 16 != 0) x.push_back(0.5f);
+  x.insert(x.end(), {-inf, inf, -20.0f, 20.0f, -0.0f, 1e-30f, -1e-30f, std::nanf("")});
+  while (x.size() % 16 != 5) x.push_back(0.5f);
   auto out = NodeTest("Gelu", 20).input(make_tensor<float>({static_cast<int64_t>(x.size())}, x)).run();
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   const float* y = out->at(0).data<float>();
   for (size_t i = 0; i < x.size(); ++i) {
     if (std::isinf(x[i])) {
       EXPECT_EQ(y[i], x[i] > 0 ? inf : 0.0f) << x[i];
+      continue;
+    }
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(y[i]));
       continue;
     }
     const double ref = 0.5 * x[i] * std::erfc(-x[i] / std::sqrt(2.0));

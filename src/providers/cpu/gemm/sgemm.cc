@@ -498,12 +498,15 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
             t.prefetch = next.panel != nullptr && pf_offset < next.panel_floats ? next.panel + pf_offset : nullptr;
             g.kernel(t);
             if (last && gelu) {
-              // A row of the tile is one run in row-major C, one per block of
-              // 16 columns in channel-blocked C.
-              const int run = t.c_step16 == 16 ? t.nr : 16;
-              for (int i = 0; i < t.mr; ++i)
-                for (int j = 0; j < t.nr; j += run)
-                  apply_activation(t.c + i * t.ldc + j / 16 * t.c_step16, std::min(run, t.nr - j), g.ep);
+              // The tile is mr rows of nr at ldc in row-major C; in
+              // channel-blocked C, each block of 16 columns is mr * 16
+              // contiguous floats.
+              if (t.c_step16 == 16) {
+                apply_activation_rows(t.c, t.mr, t.nr, t.ldc, g.ep);
+              } else {
+                for (int j = 0; j < t.nr; j += 16)
+                  apply_activation_rows(t.c + j / 16 * t.c_step16, t.mr, std::min(16, t.nr - j), 16, g.ep);
+              }
             }
           }
           if (last && g.ep.block_done != nullptr) g.ep.block_done(g.ep.block_done_context, ic, mc, jc + jr, t.nr);
@@ -624,6 +627,16 @@ bool force_gemm_isa(GemmIsa isa) {
 }
 
 void reset_gemm_isa() { g_forced_isa.store(-1, std::memory_order_relaxed); }
+
+void apply_activation_rows(float* y, int64_t rows, int64_t n, int64_t ld, const GemmEpilogue& ep) {
+  if (ep.activation == GemmActivation::kGeluErf || ep.activation == GemmActivation::kGeluTanh) {
+    const SimdActivation f =
+        ep.activation == GemmActivation::kGeluErf ? SimdActivation::kGeluErf : SimdActivation::kGeluTanh;
+    activation_f32_rows(f, y, y, rows, n, ld);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) apply_activation(y + r * ld, n, ep);
+}
 
 void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) {
   switch (ep.activation) {
