@@ -43,6 +43,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "providers/cpu/abs_max_simd.h"
 #include "providers/cpu/activation_simd.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
@@ -688,8 +689,8 @@ class AttentionKernel final : public Kernel {
   // probability is exactly 0 in float whatever their scores: a finite mask
   // bias so far below the largest in the row's range (BERT's -10000
   // padding) that the exponential underflows. Every score is at most
-  // |alpha| max|q_i| max|k_j| in size (Cauchy-Schwarz; at most the softcap
-  // where there is one), so a key whose bias is more than twice that plus
+  // |alpha| D max|q| max|k| in size over the block's elements (at most the
+  // softcap where there is one), so a key whose bias is more than twice that plus
   // 110 below the row's largest lands more than 110 below the row's max,
   // and e^-110 is 0 in float: skipping it changes neither the row's sum nor
   // Y. BERT's attention does a quarter fewer multiply-adds. As for keys
@@ -750,28 +751,13 @@ class AttentionKernel final : public Kernel {
     std::copy_n(ranges, rows, trial);
     if (!trim(trial, 110.0)) return;
 
-    auto max_norm2 = [](const float* row0, int64_t count, int64_t ld, int64_t cols) {
-      double top = 0.0;
-      for (int64_t r = 0; r < count; ++r) {
-        const float* x = row0 + r * ld;
-        // 16 running sums, which vectorise (one chained sum does not).
-        float part[16] = {};
-        const int64_t full = cols / 16 * 16;
-        for (int64_t c = 0; c < full; c += 16)
-          for (int l = 0; l < 16; ++l) part[l] += x[c + l] * x[c + l];
-        for (int64_t c = full; c < cols; ++c) part[c - full] += x[c] * x[c];
-        float ss = 0.0f;
-        for (int l = 0; l < 16; ++l) ss += part[l];
-        top = std::isfinite(ss) ? std::max(top, static_cast<double>(ss)) : std::numeric_limits<double>::infinity();
-      }
-      return top;
-    };
-    const double q2 = max_norm2(p.q + d.q.offset(b, h) + i0 * d.q.row_stride, rows, d.q.row_stride, d.head_size);
-    double k2 = 0.0;
+    const double q_max =
+        abs_max_f32_rows(p.q + d.q.offset(b, h) + i0 * d.q.row_stride, rows, d.head_size, d.q.row_stride);
+    double k_max = 0.0;
     p.k.for_each_part(b, g, keys.lo, keys.hi, [&](int64_t, int64_t count, const float* key_rows, int64_t ld) {
-      k2 = std::max(k2, max_norm2(key_rows, count, ld, d.head_size));
+      k_max = std::max(k_max, static_cast<double>(abs_max_f32_rows(key_rows, count, d.head_size, ld)));
     });
-    double bound = std::fabs(static_cast<double>(p.alpha)) * std::sqrt(q2) * std::sqrt(k2);
+    double bound = std::fabs(static_cast<double>(p.alpha)) * static_cast<double>(d.head_size) * q_max * k_max;
     if (!std::isfinite(bound)) return;
     if (softcap_ != 0.0f) bound = std::min(bound, std::fabs(static_cast<double>(softcap_)));
     // 1.001: the float products and sums can exceed the exact bound by a few ulp.
