@@ -4,18 +4,20 @@
 // so that each one vectorises; x and y may be the same span (each element
 // is read before it is written).
 {
+  // row(xr, yr) for each row's input and output.
+  auto each_row = [&](auto&& row) {
+    for (int64_t r = 0; r < rows; ++r) row(x + r * ld, y + r * ld);
+  };
   switch (f) {
     case SimdActivation::kGeluTanh: {
       // x/2 * (1 + tanh(u)) == x * sigmoid(2u), which does not cancel for x < 0.
       constexpr float k = static_cast<float>(2 * 0.7978845608028654);  // 2 sqrt(2 / pi)
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * ld;
-        float* yr = y + r * ld;
+      each_row([&](const float* xr, float* yr) {
         for (int64_t i = 0; i < n; ++i) {
           const float v = xr[i];
           yr[i] = v * fast_sigmoid(k * (v + 0.044715f * v * v * v));
         }
-      }
+      });
       break;
     }
     case SimdActivation::kGeluErf: {
@@ -52,9 +54,7 @@
       // vector step and every column gets the same rounding.
       const int64_t full = n / 16 * 16;
       const size_t tail_bytes = static_cast<size_t>(n - full) * sizeof(float);
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * ld;
-        float* yr = y + r * ld;
+      each_row([&](const float* xr, float* yr) {
         for (int64_t i = 0; i < full; i += 16) {
           V16f v;
           std::memcpy(&v, xr + i, sizeof(v));
@@ -67,22 +67,18 @@
           gelu16(v);
           std::memcpy(yr + full, &v, tail_bytes);
         }
-      }
+      });
       break;
     }
     case SimdActivation::kSigmoid:
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * ld;
-        float* yr = y + r * ld;
+      each_row([&](const float* xr, float* yr) {
         for (int64_t i = 0; i < n; ++i) yr[i] = fast_sigmoid(xr[i]);
-      }
+      });
       break;
     case SimdActivation::kTanh:
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * ld;
-        float* yr = y + r * ld;
+      each_row([&](const float* xr, float* yr) {
         for (int64_t i = 0; i < n; ++i) yr[i] = fast_tanh(xr[i]);
-      }
+      });
       break;
   }
 }

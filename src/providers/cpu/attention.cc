@@ -690,91 +690,82 @@ class AttentionKernel final : public Kernel {
   // bias so far below the largest in the row's range (BERT's -10000
   // padding) that the exponential underflows. Every score is at most
   // |alpha| D max|q| max|k| in size over the block's elements (at most the
-  // softcap where there is one), so a key whose bias is more than twice that plus
-  // 110 below the row's largest lands more than 110 below the row's max,
-  // and e^-110 is 0 in float: skipping it changes neither the row's sum nor
-  // Y. BERT's attention does a quarter fewer multiply-adds. As for keys
-  // masked with -inf, a skipped key's V row is not read (a non-finite V
-  // there does not reach Y). Not for qk_matmul_output, which shows every
-  // key's score; any non-finite Q or K (an unbounded score) turns it off.
+  // softcap where there is one), so a key whose bias is more than twice
+  // that plus 110 below the row's largest lands more than 110 below the
+  // row's max, and e^-110 is 0 in float: skipping it changes neither the
+  // row's sum nor Y. BERT's attention does a quarter fewer multiply-adds.
+  // As for keys masked with -inf, a skipped key's V row is not read (a
+  // non-finite V there does not reach Y). Not for qk_matmul_output, which
+  // shows every key's score; any non-finite Q or K (an unbounded score)
+  // turns it off.
+  //
+  // Only for masks shared by the query rows (BERT's [B, 1, 1, L]), whose
+  // one row serves the block. A row of its own per query (a causal [S, L]
+  // mask of -3.4e38, GPT-2's) would need a scan per row, and the block
+  // planning (plan_blocks) does not see the trimmed keys, so the block
+  // still computes them all: GPT-2's Attention ran 35 % slower with it.
   void trim_negligible(const Problem<float>& p, int64_t b, int64_t h, int64_t g, int64_t i0, int64_t rows,
                        KeyRange* ranges) const {
     const Dims& d = p.d;
     const MaskView& m = p.mask;
-    if (m.dtype == DataType::kBool || m.col_stride == 0) return;  // no finite bias varies by key
-    // Only masks shared by the query rows (BERT's [B, 1, 1, L] padding):
-    // one scan of the row serves the block. A row of its own per query (a
-    // causal [S, L] mask of -3.4e38, GPT-2's) would need a scan per row,
-    // and the block planning (plan_blocks) does not see the trimmed keys,
-    // so the block still computes them all: GPT-2's Attention ran 35 %
-    // slower with it.
-    if (m.row_stride != 0) return;
+    if (m.dtype == DataType::kBool || m.col_stride == 0 || m.row_stride != 0) return;
     KeyRange keys{d.total_len, 0};
     for (int64_t r = 0; r < rows; ++r) {
       if (ranges[r].empty()) continue;
       keys = KeyRange{std::min(keys.lo, ranges[r].lo), std::max(keys.hi, ranges[r].hi)};
     }
     if (keys.empty()) return;
-    // Each row's range in `rr` trimmed at either end past biases at most
-    // `gap` below the largest in it. Rows that share a mask row and a range
-    // share the scan. True when any range changed.
-    auto trim = [&](KeyRange* rr, double gap) {
-      bool any = false;
-      visit_type(NumericBoolTypes{}, m.dtype, [&](auto tag) {
-        using M = typename decltype(tag)::type;
-        if constexpr (!std::is_same_v<M, bool>) {
-          int64_t last_base = -1;
-          KeyRange last_in, last_out;
-          for (int64_t r = 0; r < rows; ++r) {
-            KeyRange& kr = rr[r];
-            if (kr.empty()) continue;
-            const int64_t base = mask_row(m, b, h, i0 + r);
-            if (base == last_base && kr.lo == last_in.lo && kr.hi == last_in.hi) {
-              kr = last_out;
-              continue;
-            }
-            last_base = base;
-            last_in = kr;
-            const M* row = static_cast<const M*>(m.data) + base;
-            auto bias = [&](int64_t j) { return static_cast<double>(load(row[j * m.col_stride])); };
-            double top = -std::numeric_limits<double>::infinity();
-            for (int64_t j = kr.lo; j < kr.hi; ++j) top = std::max(top, bias(j));
-            if (std::isfinite(top)) {
-              // The key with the largest bias stays, so both loops stop.
-              const double cut = top - gap;
-              while (bias(kr.lo) <= cut) ++kr.lo;
-              while (bias(kr.hi - 1) <= cut) --kr.hi;
-            }
-            any = any || kr.lo != last_in.lo || kr.hi != last_in.hi;
-            last_out = kr;
-          }
-        }
-      });
-      return any;
-    };
-    // First on a copy with the least gap any scores allow (110): most masks
-    // (none finite and far below the rest) stop here, before the norms.
-    KeyRange* trial = ranges + rows;  // ranges_bytes leaves room
-    std::copy_n(ranges, rows, trial);
-    if (!trim(trial, 110.0)) return;
+    visit_type(NumericTypes{}, m.dtype, [&](auto tag) {
+      using M = typename decltype(tag)::type;
+      const M* row = static_cast<const M*>(m.data) + mask_row(m, b, h, i0);  // every row's
+      auto bias = [&](int64_t j) { return static_cast<double>(load(row[j * m.col_stride])); };
+      auto top_of = [&](const KeyRange& r) {
+        double top = -std::numeric_limits<double>::infinity();
+        for (int64_t j = r.lo; j < r.hi; ++j) top = std::max(top, bias(j));
+        return top;
+      };
+      // Whatever the scores, no key goes unless its bias is 110 below the
+      // largest: most masks (0 and -inf only) stop here, before the bound.
+      const double top = top_of(keys);
+      if (!std::isfinite(top)) return;
+      bool candidates = false;
+      for (int64_t j = keys.lo; j < keys.hi && !candidates; ++j) candidates = bias(j) <= top - 110.0;
+      if (!candidates) return;
 
-    const double q_max =
-        abs_max_f32_rows(p.q + d.q.offset(b, h) + i0 * d.q.row_stride, rows, d.head_size, d.q.row_stride);
-    double k_max = 0.0;
-    p.k.for_each_part(b, g, keys.lo, keys.hi, [&](int64_t, int64_t count, const float* key_rows, int64_t ld) {
-      k_max = std::max(k_max, static_cast<double>(abs_max_f32_rows(key_rows, count, d.head_size, ld)));
+      const double q_max =
+          abs_max_f32_rows(p.q + d.q.offset(b, h) + i0 * d.q.row_stride, rows, d.head_size, d.q.row_stride);
+      double k_max = 0.0;
+      p.k.for_each_part(b, g, keys.lo, keys.hi, [&](int64_t, int64_t count, const float* key_rows, int64_t ld) {
+        k_max = std::max(k_max, static_cast<double>(abs_max_f32_rows(key_rows, count, d.head_size, ld)));
+      });
+      double bound = std::fabs(static_cast<double>(p.alpha)) * static_cast<double>(d.head_size) * q_max * k_max;
+      if (!std::isfinite(bound)) return;
+      if (softcap_ != 0.0f) bound = std::min(bound, std::fabs(static_cast<double>(softcap_)));
+      // 1.001: the float products and sums can exceed the exact bound by a few ulp.
+      const double gap = 2.0 * bound * 1.001 + 110.0;
+      // Rows with the same range (all of them, but for causal or window
+      // limits) share one trimming.
+      KeyRange last_in, last_out;
+      for (int64_t r = 0; r < rows; ++r) {
+        KeyRange& kr = ranges[r];
+        if (kr.empty()) continue;
+        if (kr.lo == last_in.lo && kr.hi == last_in.hi) {
+          kr = last_out;
+          continue;
+        }
+        last_in = kr;
+        const double cut = top_of(kr) - gap;
+        // The key with the largest bias stays, so both loops stop.
+        while (bias(kr.lo) <= cut) ++kr.lo;
+        while (bias(kr.hi - 1) <= cut) --kr.hi;
+        last_out = kr;
+      }
     });
-    double bound = std::fabs(static_cast<double>(p.alpha)) * static_cast<double>(d.head_size) * q_max * k_max;
-    if (!std::isfinite(bound)) return;
-    if (softcap_ != 0.0f) bound = std::min(bound, std::fabs(static_cast<double>(softcap_)));
-    // 1.001: the float products and sums can exceed the exact bound by a few ulp.
-    trim(ranges, 2.0 * bound * 1.001 + 110.0);
   }
 
-  // A lane's scratch starts with the key ranges of its block's rows, and
-  // room for a trial copy of them (trim_negligible).
+  // A lane's scratch starts with the key ranges of its block's rows.
   static size_t ranges_bytes(int64_t rows) {
-    return KernelContext::scratch_align(static_cast<size_t>(2 * rows) * sizeof(KeyRange));
+    return KernelContext::scratch_align(static_cast<size_t>(rows) * sizeof(KeyRange));
   }
 
   // Offset of mask element (b, h, i, key 0).

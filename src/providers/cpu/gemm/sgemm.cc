@@ -629,28 +629,26 @@ bool force_gemm_isa(GemmIsa isa) {
 void reset_gemm_isa() { g_forced_isa.store(-1, std::memory_order_relaxed); }
 
 void apply_activation_rows(float* y, int64_t rows, int64_t n, int64_t ld, const GemmEpilogue& ep) {
-  if (ep.activation == GemmActivation::kGeluErf || ep.activation == GemmActivation::kGeluTanh) {
-    const SimdActivation f =
-        ep.activation == GemmActivation::kGeluErf ? SimdActivation::kGeluErf : SimdActivation::kGeluTanh;
-    activation_f32_rows(f, y, y, rows, n, ld);
-    return;
-  }
-  for (int64_t r = 0; r < rows; ++r) apply_activation(y + r * ld, n, ep);
-}
-
-void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) {
   switch (ep.activation) {
     case GemmActivation::kNone: break;
     case GemmActivation::kRelu:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::max(y[i], 0.0f);
+      for (int64_t r = 0; r < rows; ++r) {
+        float* yr = y + r * ld;
+        for (int64_t i = 0; i < n; ++i) yr[i] = std::max(yr[i], 0.0f);
+      }
       break;
     case GemmActivation::kClip:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], ep.clip_min), ep.clip_max);
+      for (int64_t r = 0; r < rows; ++r) {
+        float* yr = y + r * ld;
+        for (int64_t i = 0; i < n; ++i) yr[i] = std::min(std::max(yr[i], ep.clip_min), ep.clip_max);
+      }
       break;
-    case GemmActivation::kGeluErf: activation_f32(SimdActivation::kGeluErf, y, y, n); break;
-    case GemmActivation::kGeluTanh: activation_f32(SimdActivation::kGeluTanh, y, y, n); break;
+    case GemmActivation::kGeluErf: activation_f32_rows(SimdActivation::kGeluErf, y, y, rows, n, ld); break;
+    case GemmActivation::kGeluTanh: activation_f32_rows(SimdActivation::kGeluTanh, y, y, rows, n, ld); break;
   }
 }
+
+void apply_activation(float* y, int64_t n, const GemmEpilogue& ep) { apply_activation_rows(y, 1, n, n, ep); }
 
 bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi) {
   constexpr float kInf = std::numeric_limits<float>::infinity();

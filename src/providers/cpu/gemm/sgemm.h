@@ -91,7 +91,8 @@ bool activation_clamp(const GemmEpilogue& ep, float* lo, float* hi);
 // Applies ep's activation (not its bias) to `n` floats: the GEMM's own
 // Gelu step, and the kernels whose paths bypass the epilogue.
 void apply_activation(float* y, int64_t n, const GemmEpilogue& ep);
-// The same over `rows` rows of n floats, ld apart (an output tile).
+// The same over `rows` rows of n floats, ld apart (an output tile); the
+// one that holds the activations' loops.
 void apply_activation_rows(float* y, int64_t rows, int64_t n, int64_t ld, const GemmEpilogue& ep);
 
 // A constant operand in the layout the micro-kernels read. Movable, not
