@@ -134,7 +134,8 @@ class ConvKernel final : public Kernel {
           y != nullptr && y->has_shape && y->rank() == 4 && y->dims[2].is_known() && y->dims[3].is_known();
       const ValueType* map = y_known ? y : ctx.input_type(0);
       const int64_t tile = WinogradConv::tile_for(map->dims[2].value, map->dims[3].value);
-      if (winograd_->init(w->data<float>(), ws[0], ws[1], tile)) {
+      if (winograd_->init(w->data<float>(), ws[0], ws[1], ws[2], attrs_.strides.empty() ? 1 : attrs_.strides[0],
+                          tile)) {
         ctx.mark_prepacked(1);  // run() reads the transformed weights only
         return;
       }
@@ -341,17 +342,24 @@ class ConvKernel final : public Kernel {
   WindowAttributes attrs_;
   GemmEpilogue activation_;
   int64_t group_ = 1;
-  // 3x3 stride 1 with a constant W and known, large enough maps.
+  // 3x3 stride 1, or 7x7 or 3x3 stride 2 (WinogradConv::strided_worthwhile),
+  // with a constant W and known, large enough maps.
   bool winograd_applies(const KernelCreateContext& ctx, const Shape& ws) const {
-    if (ws.rank() != 4 || ws[2] != 3 || ws[3] != 3 || group_ != 1) return false;
-    for (int64_t s : attrs_.strides)
-      if (s != 1) return false;
+    if (ws.rank() != 4 || ws[2] != ws[3] || group_ != 1) return false;
     for (int64_t d : attrs_.dilations)
       if (d != 1) return false;
     const ValueType* x = ctx.input_type(0);
     if (x == nullptr || !x->has_shape || x->rank() != 4 || !x->dims[2].is_known() || !x->dims[3].is_known())
       return false;
-    return WinogradConv::worthwhile(ws[1], ws[0], x->dims[2].value, x->dims[3].value);
+    const int64_t stride = attrs_.strides.empty() ? 1 : attrs_.strides[0];
+    for (int64_t s : attrs_.strides)
+      if (s != stride) return false;
+    if (stride == 1) return ws[2] == 3 && WinogradConv::worthwhile(ws[1], ws[0], x->dims[2].value, x->dims[3].value);
+    const ValueType* y = ctx.output_type(0);
+    if (stride != 2 || y == nullptr || !y->has_shape || y->rank() != 4 || !y->dims[2].is_known() ||
+        !y->dims[3].is_known())
+      return false;
+    return WinogradConv::strided_worthwhile(ws[1], ws[0], ws[2], y->dims[2].value, y->dims[3].value);
   }
 
   // Whether the output map is known at creation and small enough for the

@@ -481,5 +481,28 @@ TEST(ConvTest, WinogradMatchesTheDirectConvolution) {
               .activation_params = {-1.0f, 2.5f}, .tolerance_of_max = true});
 }
 
+// A 7x7 stride-2 stem over few channels takes Winograd F(4x4, 4x4) on the
+// space-to-depth phases (conv/winograd.h). Odd maps and asymmetric pads
+// put some phases' first or last row outside X; 4 channels fill all 16
+// phase lanes.
+TEST(ConvTest, StridedWinogradMatchesTheDirectConvolution) {
+  check_conv({.x = {1, 3, 40, 36}, .m = 16, .kernel = {7, 7}, .strides = {2, 2}, .pads = {3, 3, 3, 3}, .bias = true,
+              .activation = "Relu", .threads = 2, .tolerance_of_max = true});
+  check_conv({.x = {2, 4, 37, 41}, .m = 20, .kernel = {7, 7}, .strides = {2, 2}, .pads = {2, 3, 4, 1},
+              .activation = "Clip", .activation_params = {-1.0f, 2.5f}, .tolerance_of_max = true});
+}
+
+// Maps whose Winograd products exceed 1 MB run in bands of tile rows
+// (WinogradConv's Layout), each band on one thread: a stem of 8 bands, the
+// last one row, and ResNet-50's 56x56 3x3 (7 bands of 2 rows), blocked.
+TEST(ConvTest, WinogradInBandsMatchesTheDirectConvolution) {
+  check_conv({.x = {1, 3, 120, 100}, .m = 32, .kernel = {7, 7}, .strides = {2, 2}, .pads = {3, 3, 3, 3},
+              .bias = true, .activation = "Relu", .threads = 2, .tolerance_of_max = true});
+  check_conv({.x = {1, 64, 56, 56}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Relu", .threads = 2, .tolerance_of_max = true, .blocked_output = true,
+              .blocked_input = true});
+  check_conv({.x = {1, 64, 54, 57}, .m = 40, .kernel = {3, 3}, .pads = {0, 1, 1, 2}, .tolerance_of_max = true});
+}
+
 }  // namespace
 }  // namespace sy::testing

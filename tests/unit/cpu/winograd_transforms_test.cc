@@ -1,4 +1,4 @@
-// The Winograd F(4x4, 3x3), F(2x2, 3x3) and F(5x5, 3x3) data transforms
+// The Winograd F(4x4, 3x3), F(2x2, 3x3), F(5x5, 3x3) and F(4x4, 4x4) data transforms
 // (conv/winograd_transforms.h), every ISA variant this CPU runs, against the
 // transforms written here as plain matrix products with Lavin and Gray's
 // B^T and A^T.
@@ -22,23 +22,36 @@ using sy::testing::test_values;
 
 using Matrix = std::vector<std::vector<double>>;
 
-// B^T (patch x patch) and A^T (tile x patch) for tiles of side 4, 2 and 5.
-// Tile 5's are Toom-Cook's for the points 1, -1, 2, -2, 1/2, -1/2 and
-// infinity: row j of B^T the coefficients (constant first) of the product
-// of (x - p) over the finite points other than p_j, the last row that over
-// all six; A^T[i][j] = p_j^i, and 1 for infinity in the last row.
-Matrix bt_of(int tile) {
-  if (tile == 2) return {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
-  if (tile == 5)
+// The variants: F(tile x tile, kernel x kernel), patches of tile + kernel - 1.
+struct Variant {
+  int tile, kernel;
+  int patch() const { return tile + kernel - 1; }
+};
+constexpr Variant kVariants[] = {{4, 3}, {2, 3}, {5, 3}, {4, 4}};
+
+// B^T (patch x patch) and A^T (tile x patch) for each variant. The 7-point
+// ones (F(5x5, 3x3), F(4x4, 4x4)) are Toom-Cook's for the points 1, -1, 2,
+// -2, 1/2, -1/2 and infinity: row j of B^T the coefficients (constant
+// first) of the product of (x - p) over the finite points other than p_j,
+// the last row that over all six; A^T[i][j] = p_j^i, and 1 for infinity in
+// the last row.
+Matrix bt_of(Variant v) {
+  if (v.patch() == 4) return {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  if (v.patch() == 7)
     return {{1, 1, -4.25, -4.25, 1, 1, 0},   {-1, 1, 4.25, -4.25, -1, 1, 0}, {0.5, 0.25, -2.5, -1.25, 2, 1, 0},
             {-0.5, 0.25, 2.5, -1.25, -2, 1, 0}, {2, 4, -2.5, -5, 0.5, 1, 0},   {-2, 4, 2.5, -5, -0.5, 1, 0},
             {-1, 0, 5.25, 0, -5.25, 0, 1}};
   return {{4, 0, -5, 0, 1, 0}, {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
           {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
 }
-Matrix at_of(int tile) {
-  if (tile == 2) return {{1, 1, 1, 0}, {0, 1, -1, -1}};
-  if (tile == 5)
+Matrix at_of(Variant v) {
+  if (v.tile == 2) return {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  if (v.tile == 4 && v.kernel == 4)
+    return {{1, 1, 1, 1, 1, 1, 0},
+            {1, -1, 2, -2, 0.5, -0.5, 0},
+            {1, 1, 4, 4, 0.25, 0.25, 0},
+            {1, -1, 8, -8, 0.125, -0.125, 1}};
+  if (v.tile == 5)
     return {{1, 1, 1, 1, 1, 1, 0},
             {1, -1, 2, -2, 0.5, -0.5, 0},
             {1, 1, 4, 4, 0.25, 0.25, 0},
@@ -57,19 +70,20 @@ TEST(WinogradTransformsTest, InputMatchesBtDB) {
   const int64_t C = 20, H = 13, W = 15, pad_top = 1, pad_left = 2, OH = 13, OW = 16;
   const int64_t c_pad = ceil_div(C, 16) * 16;
   const std::vector<float> x = test_values(static_cast<size_t>(C * H * W), 1);
-  for (const int tile : {4, 2, 5}) {
-    const int patch = tile + 2, points = patch * patch;
-    const Matrix bt = bt_of(tile);
+  for (const Variant variant : kVariants) {
+    const int tile = variant.tile, patch = variant.patch(), points = patch * patch;
+    const Matrix bt = bt_of(variant);
     const int64_t tiles_x = ceil_div(OW, tile), tiles_y = ceil_div(OH, tile), tiles = tiles_x * tiles_y;
     for (const auto& var : isa_variants(&winograd_detail::input_transform_portable,
                                         &winograd_detail::input_transform_avx2,
                                         &winograd_detail::input_transform_avx512)) {
-      SCOPED_TRACE(var.name + " tile " + std::to_string(tile));
-      const int64_t ph = tiles_y * tile + 2, pw = tiles_x * tile + 2;
+      SCOPED_TRACE(var.name + " tile " + std::to_string(tile) + " kernel " + std::to_string(variant.kernel));
+      const int64_t ph = tiles_y * tile + patch - tile, pw = tiles_x * tile + patch - tile;
       std::vector<float> planes(static_cast<size_t>(c_pad * ph * pw));
       std::vector<float> v(static_cast<size_t>(points * tiles * c_pad), std::nanf(""));
       WinogradInputArgs a;
       a.tile = tile;
+      a.kernel = variant.kernel;
       a.x = x.data();
       a.C = C;
       a.H = H;
@@ -116,20 +130,22 @@ TEST(WinogradTransformsTest, OutputMatchesAtPAWithBiasAndActivation) {
   const int64_t M = 19, OH = 9, OW = 14;
   const int64_t m_pad = ceil_div(M, 16) * 16;
   const std::vector<float> bias = test_values(static_cast<size_t>(M), 3);
-  for (const int tile : {4, 2, 5}) {
-    const int patch = tile + 2, points = patch * patch;
-    const Matrix at = at_of(tile);
+  for (const Variant variant : kVariants) {
+    const int tile = variant.tile, patch = variant.patch(), points = patch * patch;
+    const Matrix at = at_of(variant);
     const int64_t tiles_x = ceil_div(OW, tile), tiles_y = ceil_div(OH, tile), tiles = tiles_x * tiles_y;
     const std::vector<float> prod = test_values(static_cast<size_t>(points * tiles * m_pad), 2);
     for (const auto& var : isa_variants(&winograd_detail::output_transform_portable,
                                         &winograd_detail::output_transform_avx2,
                                         &winograd_detail::output_transform_avx512)) {
       for (bool clamp : {false, true}) {
-        SCOPED_TRACE(var.name + " tile " + std::to_string(tile) + (clamp ? " clip [-1, 2]" : " no activation"));
+        SCOPED_TRACE(var.name + " tile " + std::to_string(tile) + " kernel " + std::to_string(variant.kernel) +
+                     (clamp ? " clip [-1, 2]" : " no activation"));
         std::vector<float> staging(static_cast<size_t>(m_pad * tiles * tile * tile));
         std::vector<float> y(static_cast<size_t>(M * OH * OW), std::nanf(""));
         WinogradOutputArgs a;
         a.tile = tile;
+        a.kernel = variant.kernel;
         a.prod = prod.data();
         a.prod_ld = m_pad;
         a.point_stride = tiles * m_pad;

@@ -1,6 +1,7 @@
 #include "providers/cpu/conv/winograd.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "providers/cpu/conv/winograd_transforms.h"
 #include "providers/kernel.h"
@@ -11,42 +12,60 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr auto align64 = KernelContext::scratch_align;
 
-// G v for n 3-vectors at once, v = (a[m], b[m], c[m]): u_i[m] = (G v)[i]
-// at u + i * u_step + m, G being F(4x4, 3x3)'s 6 x 3 for tile 4,
-// F(5x5, 3x3)'s 7 x 3 for tile 5 and F(2x2, 3x3)'s 4 x 3 for tile 2. One
-// loop over m per output, which the compiler vectorises; a 512-channel
-// layer transforms 262144 filters, and doing them one by one (in double)
-// was 60 % of its creation time. Float keeps U within a few ulp, far
-// inside the 1e-4 that Winograd is held to.
-void weight_1d_n(int64_t tile, const float* a, const float* b, const float* c, float* u, int64_t u_step, int64_t n) {
-  if (tile == 5) {
-    // Points p = 1, -1, 2, -2, 1/2, -1/2, infinity: (1, p, p^2) / prod(p - q)
-    // over the other finite points q (winograd_transforms_body.h's B^T
-    // leaves that factor out).
-    constexpr float k29 = 2.0f / 9.0f, k45 = 1.0f / 45.0f;
-    for (int64_t m = 0; m < n; ++m) u[m] = -(a[m] + b[m] + c[m]) * k29;
-    for (int64_t m = 0; m < n; ++m) u[u_step + m] = (a[m] - b[m] + c[m]) * k29;
-    for (int64_t m = 0; m < n; ++m) u[2 * u_step + m] = (a[m] + 2.0f * b[m] + 4.0f * c[m]) * k45;
-    for (int64_t m = 0; m < n; ++m) u[3 * u_step + m] = (-a[m] + 2.0f * b[m] - 4.0f * c[m]) * k45;
-    for (int64_t m = 0; m < n; ++m) u[4 * u_step + m] = (16.0f * a[m] + 8.0f * b[m] + 4.0f * c[m]) * k45;
-    for (int64_t m = 0; m < n; ++m) u[5 * u_step + m] = (-16.0f * a[m] + 8.0f * b[m] - 4.0f * c[m]) * k45;
-    for (int64_t m = 0; m < n; ++m) u[6 * u_step + m] = c[m];
-    return;
+// G (patch x kernel) of each variant, the kernel's taps evaluated at the
+// points of input_1d (winograd_transforms_body.h) and divided by the
+// product of (p - q) over the other finite points q, which B^T leaves out;
+// the point at infinity takes the last tap.
+struct WeightTransform {
+  int patch, kernel;
+  float g[7][4];
+};
+constexpr float k29 = 2.0f / 9.0f, k45 = 1.0f / 45.0f, k6 = 1.0f / 6.0f, k12 = 1.0f / 12.0f, k24 = 1.0f / 24.0f;
+constexpr WeightTransform kF2x3 = {4, 3, {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}}};
+constexpr WeightTransform kF4x3 = {
+    6, 3, {{0.25f, 0, 0}, {-k6, -k6, -k6}, {-k6, k6, -k6}, {k24, k12, k6}, {k24, -k12, k6}, {0, 0, 1}}};
+constexpr WeightTransform kF5x3 = {7,
+                                   3,
+                                   {{-k29, -k29, -k29},
+                                    {k29, -k29, k29},
+                                    {k45, 2 * k45, 4 * k45},
+                                    {-k45, 2 * k45, -4 * k45},
+                                    {16 * k45, 8 * k45, 4 * k45},
+                                    {-16 * k45, 8 * k45, -4 * k45},
+                                    {0, 0, 1}}};
+constexpr WeightTransform kF4x4 = {7,
+                                   4,
+                                   {{-k29, -k29, -k29, -k29},
+                                    {k29, -k29, k29, -k29},
+                                    {k45, 2 * k45, 4 * k45, 8 * k45},
+                                    {-k45, 2 * k45, -4 * k45, 8 * k45},
+                                    {16 * k45, 8 * k45, 4 * k45, 2 * k45},
+                                    {-16 * k45, 8 * k45, -4 * k45, 2 * k45},
+                                    {0, 0, 0, 1}}};
+
+const WeightTransform& weight_transform(int64_t tile, int64_t kernel) {
+  if (kernel == 4) return kF4x4;
+  if (tile == 2) return kF2x3;
+  if (tile == 5) return kF5x3;
+  return kF4x3;
+}
+
+// u_i[m] = (G v)[i] for n kernel-vectors at once, v[l] = in[l * in_step + m]
+// (u_i at u + i * u_step). One loop over m per output, which the compiler
+// vectorises; a 512-channel layer transforms 262144 filters, and doing
+// them one by one (in double) was 60 % of its creation time. Float keeps U
+// within a few ulp, far inside the 1e-4 that Winograd is held to.
+void weight_1d_n(const WeightTransform& G, const float* in, int64_t in_step, float* u, int64_t u_step, int64_t n) {
+  for (int i = 0; i < G.patch; ++i) {
+    float* ui = u + i * u_step;
+    for (int64_t m = 0; m < n; ++m) ui[m] = 0.0f;
+    for (int l = 0; l < G.kernel; ++l) {
+      const float gl = G.g[i][l];
+      if (gl == 0.0f) continue;
+      const float* vl = in + l * in_step;
+      for (int64_t m = 0; m < n; ++m) ui[m] += gl * vl[m];
+    }
   }
-  if (tile == 2) {
-    for (int64_t m = 0; m < n; ++m) u[m] = a[m];
-    for (int64_t m = 0; m < n; ++m) u[u_step + m] = (a[m] + b[m] + c[m]) * 0.5f;
-    for (int64_t m = 0; m < n; ++m) u[2 * u_step + m] = (a[m] - b[m] + c[m]) * 0.5f;
-    for (int64_t m = 0; m < n; ++m) u[3 * u_step + m] = c[m];
-    return;
-  }
-  constexpr float k4 = 1.0f / 4.0f, k6 = 1.0f / 6.0f, k12 = 1.0f / 12.0f, k24 = 1.0f / 24.0f;
-  for (int64_t m = 0; m < n; ++m) u[m] = a[m] * k4;
-  for (int64_t m = 0; m < n; ++m) u[u_step + m] = -(a[m] + b[m] + c[m]) * k6;
-  for (int64_t m = 0; m < n; ++m) u[2 * u_step + m] = -(a[m] - b[m] + c[m]) * k6;
-  for (int64_t m = 0; m < n; ++m) u[3 * u_step + m] = a[m] * k24 + b[m] * k12 + c[m] * k6;
-  for (int64_t m = 0; m < n; ++m) u[4 * u_step + m] = a[m] * k24 - b[m] * k12 + c[m] * k6;
-  for (int64_t m = 0; m < n; ++m) u[5 * u_step + m] = c[m];
 }
 
 }  // namespace
@@ -80,156 +99,309 @@ int64_t WinogradConv::tile_for(int64_t OH, int64_t OW) {
   return rows5 < rows4 ? 5 : 4;
 }
 
-bool WinogradConv::init(const float* w, int64_t M, int64_t C, int64_t tile) {
+bool WinogradConv::strided_worthwhile(int64_t C, int64_t M, int64_t kernel, int64_t OH, int64_t OW) {
+  // A 7x7 stride-2 stem over RGB (ResNet's): F(4x4, 4x4) on its phases
+  // takes 49 multiplies per 16 outputs per phase channel, 2352 per output
+  // against the direct 9408. Its GEMMs are short (12 channels) but the map
+  // is large (112x112: 784 tiles). ResNet-50's stem at 1 thread: 2.15 ->
+  // 1.50 ms. (A 3x3 stride-2 one, as F(5x5, 2x2) on 4C phase channels,
+  // 5.76 C multiplies per output against 9 C, ran no faster on
+  // ResNet-50's 28x28 one: the phases' V is 2.6 MB, and the transforms
+  // took what the GEMMs saved.)
+  return (kernel == 7 || kernel == 8) && 4 * C <= 16 && M >= 16 && OH >= 16 && OW >= 16;
+}
+
+bool WinogradConv::init(const float* w, int64_t M, int64_t C, int64_t kernel, int64_t stride, int64_t tile) {
   M_ = M;
   C_ = C;
-  tile_ = tile == 2 || tile == 5 ? tile : 4;
-  const int64_t patch = tile_ + 2, points = patch * patch;
+  stride_ = stride == 2 ? 2 : 1;
+  if (stride_ == 2) {
+    kernel_ = 4;  // each phase's kernel side: 7x7 (8x8, the last row and column 0) is 4x4 per phase
+    tile_ = 4;
+  } else {
+    kernel_ = 3;
+    tile_ = tile == 2 || tile == 5 ? tile : 4;
+  }
+  // Stride 2: the taps of each input phase (py, px) — rows py, py + 2, ...
+  // and columns px, px + 2, ... of the kernel — as a kernel_ x kernel_
+  // stride-1 kernel over phase channel (py * 2 + px) * C + c (zeros past
+  // the kernel's edge). The space-to-depth input (run) has those channels.
+  std::vector<float> phases;
+  int64_t gemm_c = C;
+  if (stride_ == 2) {
+    gemm_c = 4 * C;
+    const int64_t r = kernel_;
+    phases.assign(static_cast<size_t>(M * gemm_c * r * r), 0.0f);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t ph = 0; ph < 4; ++ph)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t i = 0; i < r; ++i)
+            for (int64_t j = 0; j < r; ++j) {
+              const int64_t ky = 2 * i + ph / 2, kx = 2 * j + ph % 2;
+              if (ky < kernel && kx < kernel)
+                phases[static_cast<size_t>(((m * gemm_c + ph * C + c) * r + i) * r + j)] =
+                    w[((m * C + c) * kernel + ky) * kernel + kx];
+            }
+    w = phases.data();
+  }
+  const WeightTransform& G = weight_transform(tile_, kernel_);
+  const int64_t r = kernel_, taps = r * r;
+  const int64_t patch = G.patch, points = patch * patch;
   // U[p][c][m] = (G g G^T)[p] for each (m, c), written one input channel at
   // a time straight into each point's packed matrix (pack_b_row).
   u_.clear();
   u_.reserve(static_cast<size_t>(points));
   for (int64_t p = 0; p < points; ++p) {
-    u_.push_back(packed_b_of(C, M));
+    u_.push_back(packed_b_of(gemm_c, M));
     if (u_.back().empty()) {
       u_.clear();
       return false;
     }
   }
-  // Per channel c: its M filters gathered tap-major, g[9][M]; G down their
-  // columns, cols[patch][3][M]; G along the rows, row[points][M], whose M
-  // values per point are row k = c of that point's matrix. (Writing one
-  // [points][C][M] array instead put a point's values M * C floats apart:
-  // 88 ms for a 512-channel layer, against 25.)
-  std::vector<float> g(static_cast<size_t>(9 * M)), cols(static_cast<size_t>(patch * 3 * M)),
+  // Per channel c: its M filters gathered tap-major, g[taps][M]; G down
+  // their columns, cols[patch][r][M]; G along the rows, row[points][M],
+  // whose M values per point are row k = c of that point's matrix.
+  // (Writing one [points][C][M] array instead put a point's values M * C
+  // floats apart: 88 ms for a 512-channel layer, against 25.)
+  std::vector<float> g(static_cast<size_t>(taps * M)), cols(static_cast<size_t>(patch * r * M)),
       row(static_cast<size_t>(points * M));
-  for (int64_t c = 0; c < C; ++c) {
+  for (int64_t c = 0; c < gemm_c; ++c) {
     for (int64_t m = 0; m < M; ++m)
-      for (int64_t t = 0; t < 9; ++t) g[static_cast<size_t>(t * M + m)] = w[(m * C + c) * 9 + t];
-    for (int64_t j = 0; j < 3; ++j)
-      weight_1d_n(tile_, g.data() + j * M, g.data() + (3 + j) * M, g.data() + (6 + j) * M, cols.data() + j * M, 3 * M,
-                  M);
-    for (int64_t i = 0; i < patch; ++i) {
-      const float* ci = cols.data() + i * 3 * M;
-      weight_1d_n(tile_, ci, ci + M, ci + 2 * M, row.data() + i * patch * M, M, M);
-    }
+      for (int64_t t = 0; t < taps; ++t) g[static_cast<size_t>(t * M + m)] = w[(m * gemm_c + c) * taps + t];
+    for (int64_t j = 0; j < r; ++j) weight_1d_n(G, g.data() + j * M, r * M, cols.data() + j * M, r * M, M);
+    for (int64_t i = 0; i < patch; ++i)
+      weight_1d_n(G, cols.data() + i * r * M, M, row.data() + i * patch * M, M, M);
     for (int64_t p = 0; p < points; ++p) pack_b_row(u_[static_cast<size_t>(p)], c, row.data() + p * M);
   }
   return true;
 }
 
+// Tiles per band (below), about: enough rows for the GEMMs' micro-tiles.
+constexpr int64_t kBandTiles = 28;
+// Products P larger than this run in bands.
+constexpr size_t kBandAboveBytes = size_t{1} << 20;
+
 // Layout of the workspace for one image. Channel counts are rounded up to
 // 16, a whole block for every variant.
+//
+// Large maps run in bands of whole tile rows, each band's input transform,
+// GEMMs and output transform in turn on one thread, the threads taking
+// bands: the band's V and P (the stem's whole P is 9.8 MB, 49 points 200 KB
+// apart) then stay in L2, where the output transform's reads of a tile's
+// points from 49 places missed every cache. Small maps run whole, each
+// step shared among the threads (few tiles per weight matrix: each
+// point's weights are read once).
 struct WinogradConv::Layout {
   int64_t tiles_x = 0, tiles_y = 0, tiles = 0;
+  int64_t band_rows = 0, bands = 1, band_tiles = 0;  // tile rows per band
   int64_t c_pad = 0, m_pad = 0;
-  int64_t plane_height = 0, plane_width = 0;
-  size_t planes_bytes = 0, v_bytes = 0, prod_bytes = 0, staging_bytes = 0, gemm_bytes = 0;
+  int64_t plane_height = 0, plane_width = 0;  // a band's
+  int64_t phase_height = 0, phase_width = 0;  // stride 2: each phase map's size
+  size_t phases_bytes = 0, planes_bytes = 0, v_bytes = 0, prod_bytes = 0, staging_bytes = 0, gemm_bytes = 0;
+  size_t band_bytes = 0;  // planes to gemm workspace, one band's (banded) or the image's
 
-  int64_t tile = 4, points = 36;
-  int64_t lanes = 1;  // GEMMs running at once, one per thread, each with its own workspace
+  int64_t points = 36;
+  int64_t lanes = 1;  // threads running at once, each with its own workspace (GEMM's or band's)
 
-  Layout(int64_t tile_side, int64_t C, int64_t M, int64_t OH, int64_t OW, size_t per_gemm_bytes, int64_t threads) {
-    tile = tile_side;
-    points = (tile + 2) * (tile + 2);
+  Layout(const WinogradConv& wc, int64_t OH, int64_t OW, int64_t threads) {
+    const int64_t tile = wc.tile_, halo = wc.kernel_ - 1;
+    points = (tile + halo) * (tile + halo);
     tiles_x = ceil_div(OW, tile);
     tiles_y = ceil_div(OH, tile);
     tiles = tiles_x * tiles_y;
-    c_pad = ceil_div(C, 16) * 16;
-    m_pad = ceil_div(M, 16) * 16;
-    plane_height = tiles_y * tile + 2;
-    plane_width = tiles_x * tile + 2;
+    c_pad = ceil_div(wc.gemm_channels(), 16) * 16;
+    m_pad = ceil_div(wc.M_, 16) * 16;
+    band_rows = tiles_y;
+    if (static_cast<size_t>(points * tiles * m_pad) * sizeof(float) > kBandAboveBytes)
+      band_rows = std::max<int64_t>(1, std::min(tiles_y, kBandTiles / tiles_x));
+    bands = ceil_div(tiles_y, band_rows);
+    band_tiles = band_rows * tiles_x;
+    plane_height = band_rows * tile + halo;
+    plane_width = tiles_x * tile + halo;
+    if (wc.stride_ == 2) {
+      phase_height = OH + halo;
+      phase_width = OW + halo;
+      phases_bytes = align64(static_cast<size_t>(c_pad * phase_height * phase_width) * sizeof(float));
+    }
     planes_bytes = align64(static_cast<size_t>(c_pad * plane_height * plane_width) * sizeof(float));
-    v_bytes = align64(static_cast<size_t>(points * tiles * c_pad) * sizeof(float));
-    prod_bytes = align64(static_cast<size_t>(points * tiles * m_pad) * sizeof(float));
-    staging_bytes = align64(static_cast<size_t>(m_pad * tiles * tile * tile) * sizeof(float));
-    gemm_bytes = per_gemm_bytes;
-    lanes = std::min(points, threads);
+    v_bytes = align64(static_cast<size_t>(points * band_tiles * c_pad) * sizeof(float));
+    prod_bytes = align64(static_cast<size_t>(points * band_tiles * m_pad) * sizeof(float));
+    staging_bytes = align64(static_cast<size_t>(m_pad * band_tiles * tile * tile) * sizeof(float));
+    gemm_bytes = align64(std::max<size_t>(64, sgemm_workspace_size(band_tiles, wc.M_, wc.gemm_channels(), nullptr)));
+    if (bands > 1) {
+      lanes = std::min(bands, threads);
+      band_bytes = planes_bytes + v_bytes + prod_bytes + staging_bytes + gemm_bytes;
+    } else {
+      lanes = std::min(points, threads);
+      band_bytes = planes_bytes + v_bytes + prod_bytes + staging_bytes + static_cast<size_t>(lanes) * gemm_bytes;
+    }
   }
-  size_t total() const {
-    return planes_bytes + v_bytes + prod_bytes + staging_bytes + static_cast<size_t>(lanes) * gemm_bytes;
-  }
+  size_t total() const { return phases_bytes + (bands > 1 ? static_cast<size_t>(lanes) : 1) * band_bytes; }
 };
 
-size_t WinogradConv::gemm_workspace(int64_t tiles) const {
-  return align64(std::max<size_t>(64, sgemm_workspace_size(tiles, M_, C_, nullptr)));
+size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const {
+  return Layout(*this, OH, OW, pool != nullptr ? pool->num_threads() : 1).total();
 }
 
-size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const {
-  // One single-threaded GEMM workspace per thread: the threads share out
-  // the GEMMs, each too thin to split well itself.
-  const int64_t tiles = ceil_div(OH, tile_) * ceil_div(OW, tile_);
-  return Layout(tile_, C_, M_, OH, OW, gemm_workspace(tiles), pool != nullptr ? pool->num_threads() : 1).total();
+namespace {
+
+// Space to depth for a stride-2 Winograd, x [C][H][W] with 4C <= 16 (an
+// RGB stem): lane (py * 2 + px) * C + c of xs, one NCHW16c block
+// [PH][PW][16], is x's channel c at rows py, py + 2, ... and columns px,
+// px + 2, ... of its padded map (zeros outside x, and in the lanes past
+// 4C). Blocked, the transforms copy its rows instead of transposing
+// 12-channel columns, which took 11 % of the stem's time.
+void space_to_depth(const float* x, int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left, float* xs,
+                    int64_t PH, int64_t PW, ThreadPool& pool) {
+  // Columns j with 0 <= 2j + px - pad_left < W, for phase column px.
+  auto column_range = [&](int64_t px, int64_t* j0, int64_t* j1) {
+    *j0 = std::min(PW, std::max<int64_t>(0, (pad_left - px + 1) / 2));
+    *j1 = std::max(*j0, std::min(PW, (W + pad_left - px + 1) / 2));
+  };
+  // One block: rows of PW positions x 16 lanes, row by row.
+  pool.parallel_for(PH, 8, [&](int64_t i0, int64_t i1) {
+    std::fill(xs + i0 * PW * 16, xs + i1 * PW * 16, 0.0f);
+    for (int64_t i = i0; i < i1; ++i) {
+      float* drow = xs + i * PW * 16;
+      for (int64_t py = 0; py < 2; ++py) {
+        const int64_t iy = 2 * i + py - pad_top;
+        if (iy < 0 || iy >= H) continue;
+        for (int64_t px = 0; px < 2; ++px) {
+          int64_t j0 = 0, j1 = 0;
+          column_range(px, &j0, &j1);
+          const int64_t shift = px - pad_left;
+          for (int64_t c = 0; c < C; ++c) {
+            const float* srow = x + (c * H + iy) * W;
+            float* d = drow + (py * 2 + px) * C + c;
+            for (int64_t j = j0; j < j1; ++j) d[j * 16] = srow[2 * j + shift];
+          }
+        }
+      }
+    }
+  });
 }
+
+}  // namespace
 
 void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top,
                        int64_t pad_left, const GemmEpilogue& ep, void* workspace, ThreadPool& pool, bool x_blocked,
                        bool y_blocked) const {
-  const int64_t C = C_, M = M_;
-  const Layout lay(tile_, C, M, OH, OW, gemm_workspace(ceil_div(OH, tile_) * ceil_div(OW, tile_)), pool.num_threads());
-  const int64_t tiles = lay.tiles;
+  const int64_t C = gemm_channels(), M = M_;
+  const Layout lay(*this, OH, OW, pool.num_threads());
   char* at = static_cast<char*>(workspace);
-  float* planes = reinterpret_cast<float*>(at);  // interleaved input blocks
-  at += lay.planes_bytes;
-  float* v = reinterpret_cast<float*>(at);  // V[points][tiles][c_pad]
-  at += lay.v_bytes;
-  float* prod = reinterpret_cast<float*>(at);  // P[points][tiles][m_pad]
-  at += lay.prod_bytes;
-  float* staging = reinterpret_cast<float*>(at);  // interleaved output blocks
-  at += lay.staging_bytes;
-  char* gemm_ws = at;
   const int64_t lanes = winograd_lanes();
 
+  // 0. Stride 2: the phases as the channels of a stride-1 input, unpadded.
+  if (stride_ == 2) {
+    float* phases = reinterpret_cast<float*>(at);
+    space_to_depth(x, C_, H, W, pad_top, pad_left, phases, lay.phase_height, lay.phase_width, pool);
+    x = phases;
+    x_blocked = true;
+    H = lay.phase_height;
+    W = lay.phase_width;
+    pad_top = pad_left = 0;
+  }
+  at += lay.phases_bytes;
+
+  // The steps for the tile rows [ty0, ty1), with that band's workspace.
+  struct Band {
+    float* planes;   // interleaved input blocks
+    float* v;        // V[points][tiles][c_pad]
+    float* prod;     // P[points][tiles][m_pad]
+    float* staging;  // interleaved output blocks
+    char* gemm_ws;   // per GEMM lane when the image runs whole
+  };
+  auto band_at = [&](char* base) {
+    Band b;
+    b.planes = reinterpret_cast<float*>(base);
+    b.v = reinterpret_cast<float*>(base + lay.planes_bytes);
+    b.prod = reinterpret_cast<float*>(base + lay.planes_bytes + lay.v_bytes);
+    b.staging = reinterpret_cast<float*>(base + lay.planes_bytes + lay.v_bytes + lay.prod_bytes);
+    b.gemm_ws = base + lay.planes_bytes + lay.v_bytes + lay.prod_bytes + lay.staging_bytes;
+    return b;
+  };
+  auto input_args = [&](const Band& b, int64_t ty0, int64_t ty1) {
+    WinogradInputArgs in;
+    in.tile = static_cast<int>(tile_);
+    in.kernel = static_cast<int>(kernel_);
+    in.x = x;
+    in.x_blocked = x_blocked;
+    in.C = C;
+    in.H = H;
+    in.W = W;
+    in.pad_top = pad_top;
+    in.pad_left = pad_left;
+    in.first_row = ty0 * tile_;
+    in.block_begin = 0;
+    in.block_end = ceil_div(C, lanes);
+    in.planes = b.planes;
+    in.plane_height = lay.plane_height;
+    in.plane_width = lay.plane_width;
+    in.tiles_x = lay.tiles_x;
+    in.tiles = (ty1 - ty0) * lay.tiles_x;
+    in.v = b.v;
+    in.v_ld = lay.c_pad;
+    in.point_stride = in.tiles * lay.c_pad;
+    return in;
+  };
+  auto gemm = [&](const Band& b, int64_t tiles, int64_t p, char* gemm_ws) {
+    // P[p] [tiles x M] = V[p] [tiles x C] . U[p] [C x M]
+    sgemm_packed_b(false, tiles, M, C, 1.0f, b.v + p * tiles * lay.c_pad, lay.c_pad, u_[static_cast<size_t>(p)], 0.0f,
+                   b.prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws);
+  };
+  auto output_args = [&](const Band& b, int64_t ty0, int64_t ty1) {
+    WinogradOutputArgs out;
+    out.tile = static_cast<int>(tile_);
+    out.kernel = static_cast<int>(kernel_);
+    out.prod = b.prod;
+    out.prod_ld = lay.m_pad;
+    out.tiles_x = lay.tiles_x;
+    out.tiles = (ty1 - ty0) * lay.tiles_x;
+    out.point_stride = out.tiles * lay.m_pad;
+    out.M = M;
+    out.block_begin = 0;
+    out.block_end = ceil_div(M, lanes);
+    out.OH = OH;
+    out.OW = OW;
+    out.first_row = ty0 * tile_;
+    out.staging = b.staging;
+    out.y = y;
+    out.y_blocked = y_blocked;
+    out.bias = ep.bias;
+    out.clamp = activation_clamp(ep, &out.lo, &out.hi);
+    return out;
+  };
+
+  if (lay.bands > 1) {
+    // Each thread a band at a time, every step of it, in its own workspace.
+    pool.run_tasks(lay.lanes, lay.bands, [&](int64_t lane, int64_t band) {
+      const Band b = band_at(at + lane * lay.band_bytes);
+      const int64_t ty0 = band * lay.band_rows, ty1 = std::min(lay.tiles_y, ty0 + lay.band_rows);
+      const int64_t tiles = (ty1 - ty0) * lay.tiles_x;
+      winograd_input_transform(input_args(b, ty0, ty1));
+      for (int64_t p = 0; p < lay.points; ++p) gemm(b, tiles, p, b.gemm_ws);
+      winograd_output_transform(output_args(b, ty0, ty1));
+    });
+    return;
+  }
+
+  // The whole image, each step shared among the threads.
+  const Band b = band_at(at);
   // 1. Input: V[p][t][c] = (B^T d B)[p] for each tile t of channel c.
-  WinogradInputArgs in;
-  in.tile = static_cast<int>(tile_);
-  in.x = x;
-  in.x_blocked = x_blocked;
-  in.C = C;
-  in.H = H;
-  in.W = W;
-  in.pad_top = pad_top;
-  in.pad_left = pad_left;
-  in.planes = planes;
-  in.plane_height = lay.plane_height;
-  in.plane_width = lay.plane_width;
-  in.tiles_x = lay.tiles_x;
-  in.tiles = tiles;
-  in.v = v;
-  in.v_ld = lay.c_pad;
-  in.point_stride = tiles * lay.c_pad;
+  const WinogradInputArgs in = input_args(b, 0, lay.tiles_y);
   pool.parallel_for(ceil_div(C, lanes), 1, [&](int64_t b0, int64_t b1) {
     WinogradInputArgs part = in;
     part.block_begin = b0;
     part.block_end = b1;
     winograd_input_transform(part);
   });
-
-  // 2. A GEMM per point: P[p] [tiles x M] = V[p] [tiles x C] . U[p] [C x M],
-  //    shared out among the threads whole, one point at a time: in chunks
-  //    (parallel_for makes 8 of 5 points for 2 threads) one thread could
-  //    wait out a whole chunk of the other's at the end.
-  pool.run_tasks(lay.lanes, lay.points, [&](int64_t lane, int64_t p) {
-    sgemm_packed_b(false, tiles, M, C, 1.0f, v + p * tiles * lay.c_pad, lay.c_pad, u_[static_cast<size_t>(p)], 0.0f,
-                   prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws + lane * lay.gemm_bytes);
-  });
-
+  // 2. A GEMM per point, shared out among the threads whole, one point at
+  //    a time: in chunks (parallel_for makes 8 of 5 points for 2 threads)
+  //    one thread could wait out a whole chunk of the other's at the end.
+  pool.run_tasks(lay.lanes, lay.points,
+                 [&](int64_t lane, int64_t p) { gemm(b, lay.tiles, p, b.gemm_ws + lane * lay.gemm_bytes); });
   // 3. Output: Y = A^T P A, plus bias and activation.
-  WinogradOutputArgs out;
-  out.tile = static_cast<int>(tile_);
-  out.prod = prod;
-  out.prod_ld = lay.m_pad;
-  out.point_stride = tiles * lay.m_pad;
-  out.M = M;
-  out.tiles_x = lay.tiles_x;
-  out.tiles = tiles;
-  out.OH = OH;
-  out.OW = OW;
-  out.staging = staging;
-  out.y = y;
-  out.y_blocked = y_blocked;
-  out.bias = ep.bias;
-  out.clamp = activation_clamp(ep, &out.lo, &out.hi);
+  const WinogradOutputArgs out = output_args(b, 0, lay.tiles_y);
   pool.parallel_for(ceil_div(M, lanes), 1, [&](int64_t b0, int64_t b1) {
     WinogradOutputArgs part = out;
     part.block_begin = b0;

@@ -16,6 +16,13 @@
 // 4x4 input tiles, 16 GEMMs, 2.25x fewer multiplies than direct, and four
 // times the tiles per weight matrix (tile_for says why that matters).
 //
+// A 7x7 stride-2 stem over RGB (ResNet's) goes through space to depth:
+// the four phases of the input (even and odd rows and columns) become 12
+// channels of a stride-1 input of half the size, and the kernel becomes
+// each phase's taps, 4x4 (its taps past the 7th row and column zero).
+// F(4x4, 4x4) runs on them with F(5x5, 3x3)'s 7 points: 49 multiplies per
+// 16 outputs per phase channel, 2352 per output against 9408 direct.
+//
 // The GEMMs put the output channels on the micro-kernel's wide (vector)
 // side and the tiles on its narrow side, so maps with few tiles (a 14x14
 // map has 16) still fill the registers. The transforms are vectorised
@@ -42,21 +49,29 @@ class WinogradConv {
   // GEMMs and enough tiles per image (small maps waste most of each tile).
   static bool worthwhile(int64_t C, int64_t M, int64_t H, int64_t W);
 
-  // The output tile side for OH x OW maps: 4, F(4x4, 3x3), 5, F(5x5, 3x3),
-  // or 2, F(2x2, 3x3).
+  // Whether a stride-2 conv with a kernel x kernel kernel and an OH x OW
+  // output is worth it (a 7x7 stem over at most 4 channels).
+  static bool strided_worthwhile(int64_t C, int64_t M, int64_t kernel, int64_t OH, int64_t OW);
+
+  // The output tile side for OH x OW maps of a 3x3 stride-1 conv: 4,
+  // F(4x4, 3x3), 5, F(5x5, 3x3), or 2, F(2x2, 3x3).
   static int64_t tile_for(int64_t OH, int64_t OW);
 
-  // Transforms and packs W [M, C, 3, 3] for tiles of side `tile` (4, 5 or 2).
-  // False when packing memory ran out.
-  bool init(const float* w, int64_t M, int64_t C, int64_t tile);
+  // Transforms and packs W [M, C, kernel, kernel]: stride 1 with kernel 3
+  // for tiles of side `tile` (4, 5 or 2); stride 2 with kernel 7 or 8
+  // (strided_worthwhile; `tile` is then 4). False when packing memory ran
+  // out.
+  bool init(const float* w, int64_t M, int64_t C, int64_t kernel, int64_t stride, int64_t tile);
   bool ready() const { return !u_.empty(); }
   int64_t out_channels() const { return M_; }
   int64_t in_channels() const { return C_; }
+  int64_t stride() const { return stride_; }
 
   // Scratch bytes for one image of H x W input and OH x OW output.
   size_t workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const;
 
-  // One image: x [C, H, W] -> y [M, OH, OW], with pads (top, left) and the
+  // One image: x [C, H, W] -> y [M, OH, OW] at the stride given to init,
+  // with pads (top, left) and the
   // epilogue's per-channel bias and activation. x_blocked / y_blocked: that
   // side is in NCHW16c instead (conv/blocked_layout.h; C or M a multiple
   // of 16).
@@ -66,10 +81,13 @@ class WinogradConv {
 
  private:
   struct Layout;
-  size_t gemm_workspace(int64_t tiles) const;  // one single-threaded GEMM's
+  // The GEMMs' inner dimension: C, or the 4C phase channels at stride 2.
+  int64_t gemm_channels() const { return stride_ == 2 ? 4 * C_ : C_; }
   int64_t M_ = 0, C_ = 0;
   int64_t tile_ = 4;
-  std::vector<PackedMatrix> u_;  // (tile + 2)^2 transformed weight matrices, packed B [C x M]
+  int64_t kernel_ = 3;  // the stride-1 kernel side the transforms see
+  int64_t stride_ = 1;
+  std::vector<PackedMatrix> u_;  // (tile + kernel - 1)^2 transformed weight matrices, packed B [C x M]
 };
 
 }  // namespace sy::cpu

@@ -1,6 +1,6 @@
-// The data transforms of the Winograd F(4x4, 3x3), F(5x5, 3x3) and
-// F(2x2, 3x3) convolutions (winograd.h), vectorised across channels;
-// `tile` picks one. Both work on channel blocks of winograd_lanes() channels (16 with AVX-512, 8 with AVX2, 1 otherwise):
+// The data transforms of the Winograd F(4x4, 3x3), F(5x5, 3x3),
+// F(2x2, 3x3) and F(4x4, 4x4) convolutions (winograd.h),
+// vectorised across channels; `tile` and `kernel` pick one. Both work on channel blocks of winograd_lanes() channels (16 with AVX-512, 8 with AVX2, 1 otherwise):
 //   - input: a block of NCHW channels is copied, transposed in registers,
 //     into a zero-bordered interleaved plane [row][column][lane], so every
 //     (tile + 2)^2 patch element of the block is one vector load; each tile's
@@ -21,15 +21,17 @@ namespace sy::cpu {
 int winograd_lanes();
 
 struct WinogradInputArgs {
-  int tile = 4;              // outputs per tile side: 4, 5 or 2, F(tile x tile, 3x3)
+  int tile = 4;              // outputs per tile side, F(tile x tile, kernel x kernel)
+  int kernel = 3;            // 3 with tiles of 4, 5 or 2; 4 with 4
   const float* x = nullptr;  // [C][H][W], or NCHW16c when x_blocked (C a multiple of 16)
   bool x_blocked = false;
   int64_t C = 0, H = 0, W = 0;
   int64_t pad_top = 0, pad_left = 0;
+  int64_t first_row = 0;                   // the tiles' first output row (a multiple of tile)
   int64_t block_begin = 0, block_end = 0;  // channel blocks to do
   float* planes = nullptr;                 // block b at planes + b * plane_height * plane_width * lanes
-  int64_t plane_height = 0;                // tile * tiles_y + 2
-  int64_t plane_width = 0;                 // tile * tiles_x + 2
+  int64_t plane_height = 0;                // tile * tiles_y + kernel - 1
+  int64_t plane_width = 0;                 // tile * tiles_x + kernel - 1
   int64_t tiles_x = 0, tiles = 0;
   float* v = nullptr;        // V[p][t][c] at v + p * point_stride + t * v_ld + c
   int64_t v_ld = 0;          // >= C rounded up to 16
@@ -38,13 +40,15 @@ struct WinogradInputArgs {
 
 struct WinogradOutputArgs {
   int tile = 4;                 // as WinogradInputArgs::tile
+  int kernel = 3;               // as WinogradInputArgs::kernel
   const float* prod = nullptr;  // P[p][t][m] at prod + p * point_stride + t * prod_ld + m
   int64_t prod_ld = 0;          // >= M rounded up to 16
   int64_t point_stride = 0;     // tiles * prod_ld
   int64_t M = 0;
   int64_t block_begin = 0, block_end = 0;  // output-channel blocks to do
   int64_t tiles_x = 0, tiles = 0;
-  int64_t OH = 0, OW = 0;
+  int64_t OH = 0, OW = 0;      // the whole map
+  int64_t first_row = 0;        // the tiles' first row in it (a multiple of tile)
   float* staging = nullptr;  // block b at staging + b * (tile tiles_y) * (tile tiles_x) * lanes
   float* y = nullptr;        // [M][OH][OW], or NCHW16c when y_blocked (M a multiple of 16)
   bool y_blocked = false;

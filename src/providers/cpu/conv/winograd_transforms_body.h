@@ -3,12 +3,14 @@
 // vector policy (simd/vec_portable.h describes the interface).
 // Included at namespace scope; needs <algorithm>, <cstdint>, <cstring>.
 
-// r = B^T d for one patch-vector: F(4x4, 3x3)'s 6 points (0, +-1, +-2,
-// infinity) for kT = 4, F(2x2, 3x3)'s 4 (0, +-1, infinity) for kT = 2,
-// F(5x5, 3x3)'s 7 (+-1, +-2, +-1/2, infinity; winograd.h) for kT = 5.
-template <class V, int kT>
+// r = B^T d for one patch-vector of kP inputs. B^T depends only on the
+// points, so each patch size serves every tile and kernel side that add up
+// to it (kP = tile + kernel - 1): 4 points (0, +-1, infinity) for
+// F(2x2, 3x3); 6 (0, +-1, +-2, infinity) for F(4x4, 3x3) and F(5x5, 2x2);
+// 7 (+-1, +-2, +-1/2, infinity; winograd.h) for F(5x5, 3x3) and F(4x4, 4x4).
+template <class V, int kP>
 inline void input_1d(const typename V::T* d, typename V::T* r) {
-  if constexpr (kT == 5) {
+  if constexpr (kP == 7) {
     // Points 1, -1, 2, -2, 1/2, -1/2, infinity; row j holds the
     // coefficients of the product of (x - p) over the finite points other
     // than p_j (the 1 / prod(p_j - p) goes to the weights). The rows of a pair +-p differ only in the
@@ -27,7 +29,7 @@ inline void input_1d(const typename V::T* d, typename V::T* r) {
     r[4] = V::add(odd_half, even_half);
     r[5] = V::sub(odd_half, even_half);
     r[6] = V::fmadd(V::set1(5.25f), V::sub(d[2], d[4]), V::sub(d[6], d[0]));
-  } else if constexpr (kT == 2) {
+  } else if constexpr (kP == 4) {
     r[0] = V::sub(d[0], d[2]);
     r[1] = V::add(d[1], d[2]);
     r[2] = V::sub(d[2], d[1]);
@@ -49,10 +51,11 @@ inline void input_1d(const typename V::T* d, typename V::T* r) {
   }
 }
 
-// o = A^T m for one patch-vector, kT outputs.
-template <class V, int kT>
+// o = A^T m for one patch-vector of kP points, kT outputs: A^T[i][j] =
+// p_j^i, and the point at infinity counts in the last output only.
+template <class V, int kT, int kP>
 inline void output_1d(const typename V::T* m, typename V::T* o) {
-  if constexpr (kT == 5) {
+  if constexpr (kP == 7) {
     // Points in input_1d's order: 1, -1, 2, -2, 1/2, -1/2, infinity.
     const auto s1 = V::add(m[0], m[1]), d1 = V::sub(m[0], m[1]);
     const auto s2 = V::add(m[2], m[3]), d2 = V::sub(m[2], m[3]);
@@ -60,9 +63,13 @@ inline void output_1d(const typename V::T* m, typename V::T* o) {
     o[0] = V::add(V::add(s1, s_half), s2);
     o[1] = V::fmadd(V::set1(2.0f), d2, V::fmadd(V::set1(0.5f), d_half, d1));
     o[2] = V::fmadd(V::set1(4.0f), s2, V::fmadd(V::set1(0.25f), s_half, s1));
-    o[3] = V::fmadd(V::set1(8.0f), d2, V::fmadd(V::set1(0.125f), d_half, d1));
-    o[4] = V::add(V::fmadd(V::set1(16.0f), s2, V::fmadd(V::set1(0.0625f), s_half, s1)), m[6]);
-  } else if constexpr (kT == 2) {
+    if constexpr (kT == 4) {
+      o[3] = V::add(V::fmadd(V::set1(8.0f), d2, V::fmadd(V::set1(0.125f), d_half, d1)), m[6]);
+    } else {
+      o[3] = V::fmadd(V::set1(8.0f), d2, V::fmadd(V::set1(0.125f), d_half, d1));
+      o[4] = V::add(V::fmadd(V::set1(16.0f), s2, V::fmadd(V::set1(0.0625f), s_half, s1)), m[6]);
+    }
+  } else if constexpr (kP == 4) {
     o[0] = V::add(V::add(m[0], m[1]), m[2]);
     o[1] = V::sub(V::sub(m[1], m[2]), m[3]);
   } else {
@@ -75,31 +82,37 @@ inline void output_1d(const typename V::T* m, typename V::T* o) {
   }
 }
 
-// f.template operator()<kT>() for the tile side `tile`: 2, 5, or else 4
-// (WinogradConv only makes those). The one place a new side is added.
+// f.template operator()<kT, kP>() for the tile side `tile` and kernel side
+// `kernel`, kP = tile + kernel - 1: F(2x2, 3x3), F(4x4, 3x3), F(5x5, 3x3)
+// and F(4x4, 4x4) (WinogradConv only makes those; anything else runs
+// F(4x4, 3x3)). The one place a new variant is added.
 template <class F>
-void with_tile(int tile, F&& f) {
-  switch (tile) {
-    case 2: f.template operator()<2>(); break;
-    case 5: f.template operator()<5>(); break;
-    default: f.template operator()<4>(); break;
+void with_variant(int tile, int kernel, F&& f) {
+  if (kernel == 4 && tile == 4) {
+    f.template operator()<4, 7>();
+  } else if (tile == 2) {
+    f.template operator()<2, 4>();
+  } else if (tile == 5) {
+    f.template operator()<5, 7>();
+  } else {
+    f.template operator()<4, 6>();
   }
 }
 
-// kT outputs per tile side, from patches of kP = kT + 2 inputs.
-template <class V, int kT>
+// kT outputs per tile side, from patches of kP inputs.
+template <class V, int kT, int kP>
 void input_tiles(const WinogradInputArgs& a) {
   using T = typename V::T;
   constexpr int L = V::kLanes;
-  constexpr int kP = kT + 2;
   const int64_t pw = a.plane_width;
   for (int64_t b = a.block_begin; b < a.block_end; ++b) {
     float* plane = a.planes + b * a.plane_height * pw * L;
     if (a.x_blocked) {
-      simd::interleave_blocked_channels<V>(a.x, a.H, a.W, b * L, -a.pad_top, a.plane_height, a.pad_left,
+      simd::interleave_blocked_channels<V>(a.x, a.H, a.W, b * L, a.first_row - a.pad_top, a.plane_height, a.pad_left,
                                            a.plane_width, plane);
     } else {
-      simd::interleave_channels<V>(a.x, a.C, a.H, a.W, b * L, -a.pad_top, a.plane_height, a.pad_left, a.plane_width,
+      simd::interleave_channels<V>(a.x, a.C, a.H, a.W, b * L, a.first_row - a.pad_top, a.plane_height, a.pad_left,
+                                   a.plane_width,
                                    plane);
     }
     for (int64_t t = 0; t < a.tiles; ++t) {
@@ -108,14 +121,14 @@ void input_tiles(const WinogradInputArgs& a) {
       for (int j = 0; j < kP; ++j) {
         T d[kP];
         for (int i = 0; i < kP; ++i) d[i] = V::load(patch + (i * pw + j) * L);
-        input_1d<V, kT>(d, cols[j]);
+        input_1d<V, kP>(d, cols[j]);
       }
       float* dst = a.v + t * a.v_ld + b * L;
       for (int i = 0; i < kP; ++i) {
         T row[kP];
         for (int j = 0; j < kP; ++j) row[j] = cols[j][i];
         T r[kP];
-        input_1d<V, kT>(row, r);  // (B^T d) B, row i
+        input_1d<V, kP>(row, r);  // (B^T d) B, row i
         for (int j = 0; j < kP; ++j) V::store(dst + (i * kP + j) * a.point_stride, r[j]);
       }
     }
@@ -124,17 +137,17 @@ void input_tiles(const WinogradInputArgs& a) {
 
 template <class V>
 void input_transform(const WinogradInputArgs& a) {
-  with_tile(a.tile, [&]<int kT>() { input_tiles<V, kT>(a); });
+  with_variant(a.tile, a.kernel, [&]<int kT, int kP>() { input_tiles<V, kT, kP>(a); });
 }
 
-template <class V, int kT>
+template <class V, int kT, int kP>
 void output_tiles(const WinogradOutputArgs& a) {
   using T = typename V::T;
   constexpr int L = V::kLanes;
-  constexpr int kP = kT + 2;
   const int64_t sw = a.tiles_x * kT;                   // staging row length, in positions
   const int64_t sh = (a.tiles / a.tiles_x) * kT;
   const int64_t plane = a.OH * a.OW;
+  const int64_t rows = std::min(sh, a.OH - a.first_row);  // Y rows first_row, ... of these tiles
   for (int64_t b = a.block_begin; b < a.block_end; ++b) {
     const int64_t m0 = b * L;
     float* staging = a.staging + b * sh * sw * L;
@@ -150,14 +163,14 @@ void output_tiles(const WinogradOutputArgs& a) {
       for (int j = 0; j < kP; ++j) {
         T col[kP];
         for (int i = 0; i < kP; ++i) col[i] = V::load(src + (i * kP + j) * a.point_stride);
-        output_1d<V, kT>(col, rows[j]);
+        output_1d<V, kT, kP>(col, rows[j]);
       }
       float* dst = staging + ((t / a.tiles_x) * kT * sw + (t % a.tiles_x) * kT) * L;
       for (int i = 0; i < kT; ++i) {
         T row[kP];
         for (int j = 0; j < kP; ++j) row[j] = rows[j][i];
         T o[kT];
-        output_1d<V, kT>(row, o);
+        output_1d<V, kT, kP>(row, o);
         for (int j = 0; j < kT; ++j) {
           T val = V::add(o[j], bias);
           if (a.clamp) val = V::min(V::max(val, lo), hi);
@@ -168,18 +181,18 @@ void output_tiles(const WinogradOutputArgs& a) {
     if (a.y_blocked) {
       // Staging [oy][ox][lane] to rows of the 16-channel block holding m0.
       float* block = a.y + m0 / 16 * plane * 16 + m0 % 16;
-      for (int64_t oy = 0; oy < a.OH; ++oy) {
+      for (int64_t oy = 0; oy < rows; ++oy) {
         const float* src = staging + oy * sw * L;
-        float* dst = block + oy * a.OW * 16;
+        float* dst = block + (a.first_row + oy) * a.OW * 16;
         for (int64_t ox = 0; ox < a.OW; ++ox) V::store(dst + ox * 16, V::load(src + ox * L));
       }
       continue;
     }
     // Staging [oy][ox][lane] back to y[m][oy][ox].
     const bool full = m0 + L <= a.M;
-    for (int64_t oy = 0; oy < a.OH; ++oy) {
+    for (int64_t oy = 0; oy < rows; ++oy) {
       const float* src = staging + oy * sw * L;
-      float* dst = a.y + m0 * plane + oy * a.OW;
+      float* dst = a.y + m0 * plane + (a.first_row + oy) * a.OW;
       int64_t ox = 0;
       if (full)
         for (; ox + L <= a.OW; ox += L) V::transpose(src + ox * L, L, dst + ox, plane);
@@ -191,5 +204,5 @@ void output_tiles(const WinogradOutputArgs& a) {
 
 template <class V>
 void output_transform(const WinogradOutputArgs& a) {
-  with_tile(a.tile, [&]<int kT>() { output_tiles<V, kT>(a); });
+  with_variant(a.tile, a.kernel, [&]<int kT, int kP>() { output_tiles<V, kT, kP>(a); });
 }
