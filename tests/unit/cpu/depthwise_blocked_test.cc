@@ -116,6 +116,15 @@ std::vector<float> run_bands(const Variant& v, const DepthwiseShape& s, const st
   return y;
 }
 
+// [C][positions] to NCHW16c (C a multiple of 16).
+std::vector<float> to_blocked(const std::vector<float>& v, int64_t C, int64_t positions) {
+  std::vector<float> out(v.size());
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t p = 0; p < positions; ++p)
+      out[static_cast<size_t>((c / 16 * positions + p) * 16 + c % 16)] = v[static_cast<size_t>(c * positions + p)];
+  return out;
+}
+
 struct Case {
   const char* name;
   DepthwiseShape s;
@@ -159,15 +168,22 @@ TEST(DepthwiseBlockedTest, EveryVariantMatchesDefinition) {
       // y channel-blocked (NCHW16c) for a 1x1 conv that reads it so.
       DepthwiseShape blocked = s;
       blocked.y_blocked16 = true;
-      std::vector<float> want_blocked(want.size());
-      const int64_t positions = s.OH * s.OW;
-      for (int64_t c = 0; c < s.C; ++c)
-        for (int64_t p = 0; p < positions; ++p)
-          want_blocked[static_cast<size_t>((c / 16 * positions + p) * 16 + c % 16)] =
-              want[static_cast<size_t>(c * positions + p)];
+      const std::vector<float> want_blocked = to_blocked(want, s.C, s.OH * s.OW);
       for (const Variant& v : variants()) {
         SCOPED_TRACE(std::string(v.name) + " blocked y");
         expect_near(run_bands(v, blocked, x, w, bias, lo, hi, tc.band_rows), want_blocked);
+      }
+      // x channel-blocked too: 3x3 at stride 1 and 2 read it in place
+      // (convolve_band_blocked, 8 and 16 lanes), the rest through a plane.
+      const std::vector<float> x_blocked = to_blocked(x, s.C, s.H * s.W);
+      for (const bool y_blocked : {false, true}) {
+        DepthwiseShape both = s;
+        both.x_blocked16 = true;
+        both.y_blocked16 = y_blocked;
+        for (const Variant& v : variants()) {
+          SCOPED_TRACE(std::string(v.name) + " blocked x" + (y_blocked ? ", blocked y" : ""));
+          expect_near(run_bands(v, both, x_blocked, w, bias, lo, hi, tc.band_rows), y_blocked ? want_blocked : want);
+        }
       }
     }
   }
