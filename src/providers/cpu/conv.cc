@@ -6,7 +6,9 @@
 // - 3x3, stride 1, dilation 1, group 1 with a constant W and maps of at
 //   least 7x7: Winograd (conv/winograd.h), F(4x4, 3x3) with 4x fewer
 //   multiplies, F(5x5, 3x3) where tiles of 5 cover the map more tightly
-//   (14x14), or F(2x2, 3x3) on maps of few tiles (7x7);
+//   (14x14), or F(2x2, 3x3) on maps of few tiles (7x7); a 7x7 stride-2
+//   stem over up to 4 channels (ResNet's) as F(4x4, 4x4) on its
+//   space-to-depth phases;
 // - group 1, 2-D, few input channels times taps (an image stem, C * kh * kw
 //   up to 160: ResNet's 7x7 over RGB is 147) and no residual: a direct kernel (conv/direct_few_channels.h)
 //   with no im2col, W packed once at creation;

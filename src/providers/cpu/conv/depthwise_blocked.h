@@ -7,8 +7,9 @@
 // kernel works on blocks of depthwise_lanes() channels instead:
 //   1. the block's input rows are transposed in registers into a
 //      zero-bordered interleaved plane [row][column][lane], so every tap of
-//      every output position is one full-vector load (copied, when x comes
-//      channel-blocked already);
+//      every output position is one full-vector load (when x comes
+//      channel-blocked already, a 3x3 kernel reads its rows in place, and
+//      other kernels copy them);
 //   2. each output position is kh * kw vector FMAs against the block's
 //      weights, packed once as [tap][lane]; bias and the activation clamp
 //      follow in registers;
