@@ -685,6 +685,16 @@ class AttentionKernel final : public Kernel {
     return r;
   }
 
+  // The keys any of `rows` ranges holds (empty as {total_len, 0}).
+  static KeyRange union_of(const KeyRange* ranges, int64_t rows, int64_t total_len) {
+    KeyRange keys{total_len, 0};
+    for (int64_t r = 0; r < rows; ++r) {
+      if (ranges[r].empty()) continue;
+      keys = KeyRange{std::min(keys.lo, ranges[r].lo), std::max(keys.hi, ranges[r].hi)};
+    }
+    return keys;
+  }
+
   // Narrows the block's row ranges past keys at either end whose
   // probability is exactly 0 in float whatever their scores: a finite mask
   // bias so far below the largest in the row's range (BERT's -10000
@@ -709,11 +719,7 @@ class AttentionKernel final : public Kernel {
     const Dims& d = p.d;
     const MaskView& m = p.mask;
     if (m.dtype == DataType::kBool || m.col_stride == 0 || m.row_stride != 0) return;
-    KeyRange keys{d.total_len, 0};
-    for (int64_t r = 0; r < rows; ++r) {
-      if (ranges[r].empty()) continue;
-      keys = KeyRange{std::min(keys.lo, ranges[r].lo), std::max(keys.hi, ranges[r].hi)};
-    }
+    const KeyRange keys = union_of(ranges, rows, d.total_len);
     if (keys.empty()) return;
     visit_type(NumericTypes{}, m.dtype, [&](auto tag) {
       using M = typename decltype(tag)::type;
@@ -846,11 +852,7 @@ class AttentionKernel final : public Kernel {
     if constexpr (std::is_same_v<C, float>) {
       if (p.mask.data != nullptr && p.qk == nullptr) trim_negligible(p, b, h, g, i0, rows, ranges);
     }
-    KeyRange keys{d.total_len, 0};
-    for (int64_t r = 0; r < rows; ++r) {
-      if (ranges[r].empty()) continue;
-      keys = KeyRange{std::min(keys.lo, ranges[r].lo), std::max(keys.hi, ranges[r].hi)};
-    }
+    KeyRange keys = union_of(ranges, rows, d.total_len);
     if (p.all_keys) keys = KeyRange{0, d.total_len};
     const int64_t klo = keys.lo;
     const int64_t khi = keys.hi;

@@ -144,6 +144,7 @@ std::vector<Case> cases() {
       {"5x5 s1", make_shape(24, 10, 17, 5, 5, 1, 1, 2, 2, 2, 2), 10},
       {"5x5 s2", make_shape(16, 12, 12, 5, 5, 2, 1, 2, 2, 1, 1), 6},
       {"3x3 dilated", make_shape(20, 12, 18, 3, 3, 1, 2, 2, 2, 2, 2), 5},
+      {"3x3 dilated, whole blocks", make_shape(16, 12, 18, 3, 3, 1, 2, 2, 1, 2, 3), 5},
       {"5x3 s1 no padding", make_shape(17, 8, 16, 5, 3, 1, 1, 0, 0, 0, 0), 3},
       {"unused input columns and rows", make_shape(16, 9, 20, 3, 3, 2, 1, 0, 0, 0, 0), 4},
       {"pads wider than the kernel", make_shape(8, 3, 4, 3, 3, 1, 1, 3, 3, 3, 3), 4},
@@ -173,8 +174,8 @@ TEST(DepthwiseBlockedTest, EveryVariantMatchesDefinition) {
         SCOPED_TRACE(std::string(v.name) + " blocked y");
         expect_near(run_bands(v, blocked, x, w, bias, lo, hi, tc.band_rows), want_blocked);
       }
-      // x channel-blocked too: 3x3 at stride 1 and 2 read it in place
-      // (convolve_band_blocked, 8 and 16 lanes), the rest through a plane.
+      // x channel-blocked too: read in place with 8 and 16 lanes, through
+      // a plane with 1.
       const std::vector<float> x_blocked = to_blocked(x, s.C, s.H * s.W);
       for (const bool y_blocked : {false, true}) {
         DepthwiseShape both = s;

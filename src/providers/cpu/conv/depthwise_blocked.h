@@ -8,8 +8,8 @@
 //   1. the block's input rows are transposed in registers into a
 //      zero-bordered interleaved plane [row][column][lane], so every tap of
 //      every output position is one full-vector load (when x comes
-//      channel-blocked already, a 3x3 kernel reads its rows in place, and
-//      other kernels copy them);
+//      channel-blocked already, its rows are read in place instead, the
+//      output columns whose taps leave them checked tap by tap);
 //   2. each output position is kh * kw vector FMAs against the block's
 //      weights, packed once as [tap][lane]; bias and the activation clamp
 //      follow in registers;
