@@ -135,9 +135,10 @@ class ConvKernel final : public Kernel {
       const bool y_known =
           y != nullptr && y->has_shape && y->rank() == 4 && y->dims[2].is_known() && y->dims[3].is_known();
       const ValueType* map = y_known ? y : ctx.input_type(0);
-      const int64_t tile = WinogradConv::tile_for(map->dims[2].value, map->dims[3].value);
-      if (winograd_->init(w->data<float>(), ws[0], ws[1], ws[2], attrs_.strides.empty() ? 1 : attrs_.strides[0],
-                          tile)) {
+      const int64_t stride = attrs_.strides.empty() ? 1 : attrs_.strides[0];
+      const int64_t tile = stride == 1 ? WinogradConv::tile_for(map->dims[2].value, map->dims[3].value)
+                                       : WinogradConv::strided_tile_for(ws[2], map->dims[2].value, map->dims[3].value);
+      if (winograd_->init(w->data<float>(), ws[0], ws[1], ws[2], stride, tile)) {
         ctx.mark_prepacked(1);  // run() reads the transformed weights only
         return;
       }

@@ -492,10 +492,31 @@ TEST(ConvTest, StridedWinogradMatchesTheDirectConvolution) {
               .activation = "Clip", .activation_params = {-1.0f, 2.5f}, .tolerance_of_max = true});
 }
 
+// A 3x3 stride-2 conv with 16 channels and more and an output of 14x14 and
+// up takes the phase-split Winograd (conv/winograd.h): tiles of 4 (28x28
+// out, ResNet-50's second stage), of 2 (14x14, its third), odd maps and
+// every padding, X and Y blocked or not.
+TEST(ConvTest, PhaseSplitStrideTwoWinogradMatchesTheDirectConvolution) {
+  check_conv({.x = {1, 128, 56, 56}, .m = 128, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1},
+              .bias = true, .activation = "Relu", .threads = 2, .tolerance_of_max = true, .blocked_output = true,
+              .blocked_input = true});
+  check_conv({.x = {1, 256, 28, 28}, .m = 256, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1},
+              .bias = true, .activation = "Relu", .threads = 2, .tolerance_of_max = true});
+  check_conv({.x = {2, 16, 31, 35}, .m = 20, .kernel = {3, 3}, .strides = {2, 2}, .pads = {0, 1, 2, 1},
+              .activation = "Clip", .activation_params = {-1.0f, 2.5f}, .tolerance_of_max = true});
+  check_conv({.x = {1, 24, 30, 29}, .m = 17, .kernel = {3, 3}, .strides = {2, 2}, .bias = true, .threads = 3,
+              .tolerance_of_max = true});
+  check_conv({.x = {1, 32, 40, 44}, .m = 48, .kernel = {3, 3}, .strides = {2, 2}, .auto_pad = "SAME_UPPER",
+              .threads = 2, .tolerance_of_max = true, .blocked_output = true});
+}
+
 // Maps whose Winograd products exceed 1 MB run in bands of tile rows
 // (WinogradConv's Layout), each band on one thread: a stem of 8 bands, the
-// last one row, and ResNet-50's 56x56 3x3 (7 bands of 2 rows), blocked.
+// last one row, ResNet-50's 56x56 3x3 (7 bands of 2 rows), blocked, and a
+// phase-split stride 2 of 15 bands of a row.
 TEST(ConvTest, WinogradInBandsMatchesTheDirectConvolution) {
+  check_conv({.x = {1, 32, 120, 119}, .m = 32, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 0},
+              .bias = true, .threads = 2, .tolerance_of_max = true});
   check_conv({.x = {1, 3, 120, 100}, .m = 32, .kernel = {7, 7}, .strides = {2, 2}, .pads = {3, 3, 3, 3},
               .bias = true, .activation = "Relu", .threads = 2, .tolerance_of_max = true});
   check_conv({.x = {1, 64, 56, 56}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,

@@ -64,6 +64,61 @@ using sy::testing::isa_variants;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The arguments for transforming all of x [C][H][W] (NCHW) into v, and p
+// back into y [M][OH][OW], whole: `lanes` per channel block.
+struct InputSide {
+  const std::vector<float>* x;
+  int64_t C, H, W, pad_top, pad_left;
+};
+WinogradInputArgs input_args(int tile, int kernel, int stride, const InputSide& in, std::vector<float>& planes,
+                             int64_t ph, int64_t pw, int64_t tiles_x, int64_t tiles, std::vector<float>& v,
+                             int64_t c_pad, int lanes) {
+  WinogradInputArgs a;
+  a.tile = tile;
+  a.kernel = kernel;
+  a.stride = stride;
+  a.x = in.x->data();
+  a.C = in.C;
+  a.H = in.H;
+  a.W = in.W;
+  a.pad_top = in.pad_top;
+  a.pad_left = in.pad_left;
+  a.block_begin = 0;
+  a.block_end = ceil_div(in.C, lanes);
+  a.planes = planes.data();
+  a.plane_height = ph;
+  a.plane_width = pw;
+  a.tiles_x = tiles_x;
+  a.tiles = tiles;
+  a.v = v.data();
+  a.v_ld = c_pad;
+  a.point_stride = tiles * c_pad;
+  return a;
+}
+WinogradOutputArgs output_args(int tile, int kernel, int stride, const std::vector<float>& prod, int64_t m_pad,
+                               int64_t M, int64_t OH, int64_t OW, int64_t tiles_x, int64_t tiles,
+                               std::vector<float>& staging, std::vector<float>& y, const std::vector<float>& bias,
+                               int lanes) {
+  WinogradOutputArgs a;
+  a.tile = tile;
+  a.kernel = kernel;
+  a.stride = stride;
+  a.prod = prod.data();
+  a.prod_ld = m_pad;
+  a.point_stride = tiles * m_pad;
+  a.M = M;
+  a.block_begin = 0;
+  a.block_end = ceil_div(M, lanes);
+  a.tiles_x = tiles_x;
+  a.tiles = tiles;
+  a.OH = OH;
+  a.OW = OW;
+  a.staging = staging.data();
+  a.y = y.data();
+  a.bias = bias.data();
+  return a;
+}
+
 // C = 20 and M = 19 leave a partial block for every lane count above 1;
 // the odd map sizes leave partial tiles at the right and bottom.
 TEST(WinogradTransformsTest, InputMatchesBtDB) {
@@ -81,25 +136,8 @@ TEST(WinogradTransformsTest, InputMatchesBtDB) {
       const int64_t ph = tiles_y * tile + patch - tile, pw = tiles_x * tile + patch - tile;
       std::vector<float> planes(static_cast<size_t>(c_pad * ph * pw));
       std::vector<float> v(static_cast<size_t>(points * tiles * c_pad), std::nanf(""));
-      WinogradInputArgs a;
-      a.tile = tile;
-      a.kernel = variant.kernel;
-      a.x = x.data();
-      a.C = C;
-      a.H = H;
-      a.W = W;
-      a.pad_top = pad_top;
-      a.pad_left = pad_left;
-      a.block_begin = 0;
-      a.block_end = ceil_div(C, var.lanes);
-      a.planes = planes.data();
-      a.plane_height = ph;
-      a.plane_width = pw;
-      a.tiles_x = tiles_x;
-      a.tiles = tiles;
-      a.v = v.data();
-      a.v_ld = c_pad;
-      a.point_stride = tiles * c_pad;
+      const WinogradInputArgs a = input_args(tile, variant.kernel, 1, {&x, C, H, W, pad_top, pad_left}, planes, ph,
+                                             pw, tiles_x, tiles, v, c_pad, var.lanes);
       var.fn(a);
       for (int64_t c = 0; c < C; ++c) {
         for (int64_t t = 0; t < tiles; ++t) {
@@ -143,22 +181,8 @@ TEST(WinogradTransformsTest, OutputMatchesAtPAWithBiasAndActivation) {
                      (clamp ? " clip [-1, 2]" : " no activation"));
         std::vector<float> staging(static_cast<size_t>(m_pad * tiles * tile * tile));
         std::vector<float> y(static_cast<size_t>(M * OH * OW), std::nanf(""));
-        WinogradOutputArgs a;
-        a.tile = tile;
-        a.kernel = variant.kernel;
-        a.prod = prod.data();
-        a.prod_ld = m_pad;
-        a.point_stride = tiles * m_pad;
-        a.M = M;
-        a.block_begin = 0;
-        a.block_end = ceil_div(M, var.lanes);
-        a.tiles_x = tiles_x;
-        a.tiles = tiles;
-        a.OH = OH;
-        a.OW = OW;
-        a.staging = staging.data();
-        a.y = y.data();
-        a.bias = bias.data();
+        WinogradOutputArgs a =
+            output_args(tile, variant.kernel, 1, prod, m_pad, M, OH, OW, tiles_x, tiles, staging, y, bias, var.lanes);
         a.clamp = clamp;
         a.lo = -1.0f;
         a.hi = 2.0f;
@@ -181,6 +205,54 @@ TEST(WinogradTransformsTest, OutputMatchesAtPAWithBiasAndActivation) {
           }
         }
       }
+    }
+  }
+}
+
+// The phase-split stride-2 3x3 (winograd.h) lays its points out in GEMM
+// slots of several rows per tile; the Conv tests hold the variant the CPU
+// runs best to the direct convolution, and this holds the others to the
+// portable one, input (V) and output (Y) alike. C = 20 and M = 19 leave
+// partial blocks; the odd map, partial tiles.
+TEST(WinogradTransformsTest, SplitStrideTwoAgreesAcrossIsas) {
+  const int64_t C = 20, H = 17, W = 19, pad_top = 1, pad_left = 0, OH = 9, OW = 9, M = 19;
+  const int64_t c_pad = ceil_div(C, 16) * 16, m_pad = ceil_div(M, 16) * 16;
+  const std::vector<float> x = test_values(static_cast<size_t>(C * H * W), 4);
+  const std::vector<float> bias = test_values(static_cast<size_t>(M), 5);
+  for (const int tile : {2, 4}) {
+    const int64_t tiles_x = ceil_div(OW, tile), tiles_y = ceil_div(OH, tile), tiles = tiles_x * tiles_y;
+    const int64_t slots = (2 * tile + 1) * (2 * tile + 1);
+    const int64_t ph = 2 * tile * tiles_y + 1, pw = 2 * tile * tiles_x + 1;
+    const std::vector<float> prod = test_values(static_cast<size_t>(slots * tiles * m_pad), 6);
+    std::vector<float> v0, y0;  // the portable variant's
+    const auto inputs = isa_variants(&winograd_detail::input_transform_portable,
+                                     &winograd_detail::input_transform_avx2, &winograd_detail::input_transform_avx512);
+    const auto outputs = isa_variants(&winograd_detail::output_transform_portable,
+                                      &winograd_detail::output_transform_avx2,
+                                      &winograd_detail::output_transform_avx512);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      SCOPED_TRACE(inputs[k].name + " tile " + std::to_string(tile));
+      std::vector<float> planes(static_cast<size_t>(c_pad * ph * pw));
+      std::vector<float> v(static_cast<size_t>(slots * tiles * c_pad), 0.0f);
+      const WinogradInputArgs in = input_args(tile, 3, 2, {&x, C, H, W, pad_top, pad_left}, planes, ph, pw, tiles_x,
+                                              tiles, v, c_pad, inputs[k].lanes);
+      inputs[k].fn(in);
+      std::vector<float> staging(static_cast<size_t>(m_pad * tiles * tile * tile));
+      std::vector<float> y(static_cast<size_t>(M * OH * OW), std::nanf(""));
+      const WinogradOutputArgs out =
+          output_args(tile, 3, 2, prod, m_pad, M, OH, OW, tiles_x, tiles, staging, y, bias, outputs[k].lanes);
+      outputs[k].fn(out);
+      for (float f : y) ASSERT_FALSE(std::isnan(f));
+      if (k == 0) {
+        v0 = v;
+        y0 = y;
+        continue;
+      }
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (static_cast<int64_t>(i) % c_pad >= C) continue;  // lanes past C: whatever the block held
+        ASSERT_NEAR(v[i], v0[i], 1e-5 * std::max(1.0f, std::fabs(v0[i]))) << i;
+      }
+      for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], y0[i], 1e-5 * std::max(1.0f, std::fabs(y0[i]))) << i;
     }
   }
 }

@@ -43,7 +43,14 @@ constexpr WeightTransform kF4x4 = {7,
                                     {-16 * k45, 8 * k45, -4 * k45, 2 * k45},
                                     {0, 0, 0, 1}}};
 
+// F(2, 2) (points 0, 1, infinity) and F(4, 2) (0, 1, -1, 2, infinity), the
+// two-tap sides of the phase-split stride-2 3x3. Their B^T rows are scaled
+// to integers (input_1d), and G's rows carry the inverse.
+constexpr WeightTransform kF2x2 = {3, 2, {{1, 0}, {1, 1}, {0, 1}}};
+constexpr WeightTransform kF4x2 = {5, 2, {{0.5f, 0}, {0.5f, 0.5f}, {k6, -k6}, {k6, 2 * k6}, {0, 1}}};
+
 const WeightTransform& weight_transform(int64_t tile, int64_t kernel) {
+  if (kernel == 2) return tile == 2 ? kF2x2 : kF4x2;
   if (kernel == 4) return kF4x4;
   if (tile == 2) return kF2x3;
   if (tile == 5) return kF5x3;
@@ -108,13 +115,33 @@ bool WinogradConv::strided_worthwhile(int64_t C, int64_t M, int64_t kernel, int6
   // 5.76 C multiplies per output against 9 C, ran no faster on
   // ResNet-50's 28x28 one: the phases' V is 2.6 MB, and the transforms
   // took what the GEMMs saved.)
-  return (kernel == 7 || kernel == 8) && 4 * C <= 16 && M >= 16 && OH >= 16 && OW >= 16;
+  if (kernel == 7 || kernel == 8) return 4 * C <= 16 && M >= 16 && OH >= 16 && OW >= 16;
+  // A 3x3 stride-2 one, phase-split (winograd.h): (2 tile + 1)^2 multiplies
+  // per tile^2 outputs per channel pair, 5.06 (tile 4) or 6.25 (tile 2)
+  // against 9. Its 36 or 16 weight matrices are read once for all the
+  // tiles; below 14x14 (ResNet-50's 7x7 last stage, 512 channels: 16 tiles
+  // for 16.8 MB of weights) memory, not the multiplies, would set the pace.
+  return kernel == 3 && C >= 16 && M >= 16 && OH >= 14 && OW >= 14;
+}
+
+int64_t WinogradConv::strided_tile_for(int64_t kernel, int64_t OH, int64_t OW) {
+  if (kernel != 3) return 4;
+  // Tiles of 4 take 81 GEMM rows per 16 outputs, tiles of 2 25 per 4: 2
+  // wins where 4 would pad the map more (14x14: 16 tiles of 4 over 16x16,
+  // 1296 rows, against 49 of 2, 1225).
+  const int64_t rows4 = 81 * ceil_div(OH, 4) * ceil_div(OW, 4);
+  const int64_t rows2 = 25 * ceil_div(OH, 2) * ceil_div(OW, 2);
+  return rows2 < rows4 ? 2 : 4;
 }
 
 bool WinogradConv::init(const float* w, int64_t M, int64_t C, int64_t kernel, int64_t stride, int64_t tile) {
   M_ = M;
   C_ = C;
   stride_ = stride == 2 ? 2 : 1;
+  split_ = stride_ == 2 && kernel == 3;
+  gemms_.clear();
+  u_.clear();
+  if (split_) return init_split(w, tile == 2 ? 2 : 4);
   if (stride_ == 2) {
     kernel_ = 4;  // each phase's kernel side: 7x7 (8x8, the last row and column 0) is 4x4 per phase
     tile_ = 4;
@@ -149,15 +176,8 @@ bool WinogradConv::init(const float* w, int64_t M, int64_t C, int64_t kernel, in
   const int64_t patch = G.patch, points = patch * patch;
   // U[p][c][m] = (G g G^T)[p] for each (m, c), written one input channel at
   // a time straight into each point's packed matrix (pack_b_row).
-  u_.clear();
-  u_.reserve(static_cast<size_t>(points));
-  for (int64_t p = 0; p < points; ++p) {
-    u_.push_back(packed_b_of(gemm_c, M));
-    if (u_.back().empty()) {
-      u_.clear();
-      return false;
-    }
-  }
+  if (!allocate_u(points, gemm_c)) return false;
+  for (int64_t p = 0; p < points; ++p) gemms_.push_back({p, 1});
   // Per channel c: its M filters gathered tap-major, g[taps][M]; G down
   // their columns, cols[patch][r][M]; G along the rows, row[points][M],
   // whose M values per point are row k = c of that point's matrix.
@@ -176,10 +196,80 @@ bool WinogradConv::init(const float* w, int64_t M, int64_t C, int64_t kernel, in
   return true;
 }
 
+bool WinogradConv::allocate_u(int64_t count, int64_t rows) {
+  u_.reserve(static_cast<size_t>(count));
+  for (int64_t p = 0; p < count; ++p) {
+    u_.push_back(packed_b_of(rows, M_));
+    if (u_.back().empty()) {
+      u_.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+bool WinogradConv::init_split(const float* w, int64_t tile) {
+  tile_ = tile;
+  kernel_ = 3;
+  const WeightTransform& G = weight_transform(tile, 2);  // F(tile, 2) on the two-tap sides
+  const int64_t kT = tile, kN = G.patch, M = M_, C = C_;
+  // The GEMMs, largest first so that the threads sharing them out end
+  // together: OO (one matrix, kT^2 rows a tile), OE and EO (kN each, kT
+  // rows a tile), EE (kN^2, a row a tile); slots as SplitSlots lays them
+  // out (winograd_transforms_body.h), U in the same order.
+  const int64_t eo = kN * kN, oe = eo + kN * kT, oo = oe + kN * kT;
+  gemms_.push_back({oo, kT * kT});
+  for (int64_t j = 0; j < kN; ++j) gemms_.push_back({oe + j * kT, kT});
+  for (int64_t i = 0; i < kN; ++i) gemms_.push_back({eo + i * kT, kT});
+  for (int64_t p = 0; p < kN * kN; ++p) gemms_.push_back({p, 1});
+  if (!allocate_u(static_cast<int64_t>(gemms_.size()), C)) return false;
+  // Per input channel, each matrix's row c: taps[t][m] = w[m][c][t / 3][t % 3].
+  std::vector<float> taps(static_cast<size_t>(9 * M)), row(static_cast<size_t>(M));
+  auto tap = [&](int64_t ky, int64_t kx, int64_t m) { return taps[static_cast<size_t>((ky * 3 + kx) * M + m)]; };
+  for (int64_t c = 0; c < C; ++c) {
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t t = 0; t < 9; ++t) taps[static_cast<size_t>(t * M + m)] = w[(m * C + c) * 9 + t];
+    size_t g = 0;
+    // OO: the centre tap.
+    for (int64_t m = 0; m < M; ++m) row[static_cast<size_t>(m)] = tap(1, 1, m);
+    pack_b_row(u_[g++], c, row.data());
+    // OE (j): G along row 1's taps 0 and 2.
+    for (int64_t j = 0; j < kN; ++j) {
+      for (int64_t m = 0; m < M; ++m)
+        row[static_cast<size_t>(m)] = G.g[j][0] * tap(1, 0, m) + G.g[j][1] * tap(1, 2, m);
+      pack_b_row(u_[g++], c, row.data());
+    }
+    // EO (i): G down column 1's taps 0 and 2.
+    for (int64_t i = 0; i < kN; ++i) {
+      for (int64_t m = 0; m < M; ++m)
+        row[static_cast<size_t>(m)] = G.g[i][0] * tap(0, 1, m) + G.g[i][1] * tap(2, 1, m);
+      pack_b_row(u_[g++], c, row.data());
+    }
+    // EE (i, j): G g G^T of the corner taps.
+    for (int64_t i = 0; i < kN; ++i)
+      for (int64_t j = 0; j < kN; ++j) {
+        for (int64_t m = 0; m < M; ++m) {
+          float acc = 0.0f;
+          for (int a = 0; a < 2; ++a)
+            for (int b = 0; b < 2; ++b) acc += G.g[i][a] * tap(2 * a, 2 * b, m) * G.g[j][b];
+          row[static_cast<size_t>(m)] = acc;
+        }
+        pack_b_row(u_[g++], c, row.data());
+      }
+  }
+  return true;
+}
+
 // Tiles per band (below), about: enough rows for the GEMMs' micro-tiles.
 constexpr int64_t kBandTiles = 28;
 // Products P larger than this run in bands.
 constexpr size_t kBandAboveBytes = size_t{1} << 20;
+// Fewer bands than this run whole instead. Every band reads all the
+// weights, and two threads on two or three bands wait on the larger one:
+// the split stride-2 3x3 of ResNet-50's second stage (P 2 MB, 2 bands of
+// 4 and 3 tile rows) took 0.85-0.94 ms at 2 threads in bands, 0.78 whole,
+// and the same at 1 thread.
+constexpr int64_t kMinBands = 4;
 
 // Layout of the workspace for one image. Channel counts are rounded up to
 // 16, a whole block for every variant.
@@ -200,39 +290,49 @@ struct WinogradConv::Layout {
   size_t phases_bytes = 0, planes_bytes = 0, v_bytes = 0, prod_bytes = 0, staging_bytes = 0, gemm_bytes = 0;
   size_t band_bytes = 0;  // planes to gemm workspace, one band's (banded) or the image's
 
-  int64_t points = 36;
-  int64_t lanes = 1;  // threads running at once, each with its own workspace (GEMM's or band's)
+  int64_t slots = 36;  // GEMM rows per tile, all GEMMs together: the points, or (2 tile + 1)^2 split
+  int64_t lanes = 1;   // threads running at once, each with its own workspace (GEMM's or band's)
 
   Layout(const WinogradConv& wc, int64_t OH, int64_t OW, int64_t threads) {
     const int64_t tile = wc.tile_, halo = wc.kernel_ - 1;
-    points = (tile + halo) * (tile + halo);
+    // Each tile reads (stride (tile - 1) + kernel)^2 inputs, of which the
+    // next tile shares the last kernel - stride rows and columns.
+    const int64_t step = wc.split_ ? 2 * tile : tile, reach = wc.split_ ? 1 : halo;
+    slots = 0;
+    int64_t most_rows = 1;  // per tile, of one GEMM
+    for (const Gemm& g : wc.gemms_) {
+      slots += g.rows_per_tile;
+      most_rows = std::max(most_rows, g.rows_per_tile);
+    }
     tiles_x = ceil_div(OW, tile);
     tiles_y = ceil_div(OH, tile);
     tiles = tiles_x * tiles_y;
     c_pad = ceil_div(wc.gemm_channels(), 16) * 16;
     m_pad = ceil_div(wc.M_, 16) * 16;
     band_rows = tiles_y;
-    if (static_cast<size_t>(points * tiles * m_pad) * sizeof(float) > kBandAboveBytes)
+    if (static_cast<size_t>(slots * tiles * m_pad) * sizeof(float) > kBandAboveBytes)
       band_rows = std::max<int64_t>(1, std::min(tiles_y, kBandTiles / tiles_x));
+    if (ceil_div(tiles_y, band_rows) < kMinBands) band_rows = tiles_y;
     bands = ceil_div(tiles_y, band_rows);
     band_tiles = band_rows * tiles_x;
-    plane_height = band_rows * tile + halo;
-    plane_width = tiles_x * tile + halo;
-    if (wc.stride_ == 2) {
+    plane_height = band_rows * step + reach;
+    plane_width = tiles_x * step + reach;
+    if (wc.uses_phases()) {
       phase_height = OH + halo;
       phase_width = OW + halo;
       phases_bytes = align64(static_cast<size_t>(c_pad * phase_height * phase_width) * sizeof(float));
     }
     planes_bytes = align64(static_cast<size_t>(c_pad * plane_height * plane_width) * sizeof(float));
-    v_bytes = align64(static_cast<size_t>(points * band_tiles * c_pad) * sizeof(float));
-    prod_bytes = align64(static_cast<size_t>(points * band_tiles * m_pad) * sizeof(float));
+    v_bytes = align64(static_cast<size_t>(slots * band_tiles * c_pad) * sizeof(float));
+    prod_bytes = align64(static_cast<size_t>(slots * band_tiles * m_pad) * sizeof(float));
     staging_bytes = align64(static_cast<size_t>(m_pad * band_tiles * tile * tile) * sizeof(float));
-    gemm_bytes = align64(std::max<size_t>(64, sgemm_workspace_size(band_tiles, wc.M_, wc.gemm_channels(), nullptr)));
+    gemm_bytes = align64(
+        std::max<size_t>(64, sgemm_workspace_size(band_tiles * most_rows, wc.M_, wc.gemm_channels(), nullptr)));
     if (bands > 1) {
       lanes = std::min(bands, threads);
       band_bytes = planes_bytes + v_bytes + prod_bytes + staging_bytes + gemm_bytes;
     } else {
-      lanes = std::min(points, threads);
+      lanes = std::min(static_cast<int64_t>(wc.gemms_.size()), threads);
       band_bytes = planes_bytes + v_bytes + prod_bytes + staging_bytes + static_cast<size_t>(lanes) * gemm_bytes;
     }
   }
@@ -291,8 +391,8 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   char* at = static_cast<char*>(workspace);
   const int64_t lanes = winograd_lanes();
 
-  // 0. Stride 2: the phases as the channels of a stride-1 input, unpadded.
-  if (stride_ == 2) {
+  // 0. The stem: the phases as the channels of a stride-1 input, unpadded.
+  if (uses_phases()) {
     float* phases = reinterpret_cast<float*>(at);
     space_to_depth(x, C_, H, W, pad_top, pad_left, phases, lay.phase_height, lay.phase_width, pool);
     x = phases;
@@ -306,8 +406,8 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   // The steps for the tile rows [ty0, ty1), with that band's workspace.
   struct Band {
     float* planes;   // interleaved input blocks
-    float* v;        // V[points][tiles][c_pad]
-    float* prod;     // P[points][tiles][m_pad]
+    float* v;        // V[slots][tiles][c_pad]
+    float* prod;     // P[slots][tiles][m_pad]
     float* staging;  // interleaved output blocks
     char* gemm_ws;   // per GEMM lane when the image runs whole
   };
@@ -324,6 +424,7 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
     WinogradInputArgs in;
     in.tile = static_cast<int>(tile_);
     in.kernel = static_cast<int>(kernel_);
+    in.stride = split_ ? 2 : 1;
     in.x = x;
     in.x_blocked = x_blocked;
     in.C = C;
@@ -344,15 +445,18 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
     in.point_stride = in.tiles * lay.c_pad;
     return in;
   };
-  auto gemm = [&](const Band& b, int64_t tiles, int64_t p, char* gemm_ws) {
-    // P[p] [tiles x M] = V[p] [tiles x C] . U[p] [C x M]
-    sgemm_packed_b(false, tiles, M, C, 1.0f, b.v + p * tiles * lay.c_pad, lay.c_pad, u_[static_cast<size_t>(p)], 0.0f,
-                   b.prod + p * tiles * lay.m_pad, lay.m_pad, nullptr, gemm_ws);
+  auto gemm = [&](const Band& b, int64_t tiles, int64_t i, char* gemm_ws) {
+    // P[slots] [rows x M] = V[slots] [rows x C] . U[i] [C x M]
+    const Gemm& g = gemms_[static_cast<size_t>(i)];
+    sgemm_packed_b(false, tiles * g.rows_per_tile, M, C, 1.0f, b.v + g.first_slot * tiles * lay.c_pad, lay.c_pad,
+                   u_[static_cast<size_t>(i)], 0.0f, b.prod + g.first_slot * tiles * lay.m_pad, lay.m_pad, nullptr,
+                   gemm_ws);
   };
   auto output_args = [&](const Band& b, int64_t ty0, int64_t ty1) {
     WinogradOutputArgs out;
     out.tile = static_cast<int>(tile_);
     out.kernel = static_cast<int>(kernel_);
+    out.stride = split_ ? 2 : 1;
     out.prod = b.prod;
     out.prod_ld = lay.m_pad;
     out.tiles_x = lay.tiles_x;
@@ -379,7 +483,7 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
       const int64_t ty0 = band * lay.band_rows, ty1 = std::min(lay.tiles_y, ty0 + lay.band_rows);
       const int64_t tiles = (ty1 - ty0) * lay.tiles_x;
       winograd_input_transform(input_args(b, ty0, ty1));
-      for (int64_t p = 0; p < lay.points; ++p) gemm(b, tiles, p, b.gemm_ws);
+      for (size_t i = 0; i < gemms_.size(); ++i) gemm(b, tiles, static_cast<int64_t>(i), b.gemm_ws);
       winograd_output_transform(output_args(b, ty0, ty1));
     });
     return;
@@ -395,11 +499,12 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
     part.block_end = b1;
     winograd_input_transform(part);
   });
-  // 2. A GEMM per point, shared out among the threads whole, one point at
-  //    a time: in chunks (parallel_for makes 8 of 5 points for 2 threads)
-  //    one thread could wait out a whole chunk of the other's at the end.
-  pool.run_tasks(lay.lanes, lay.points,
-                 [&](int64_t lane, int64_t p) { gemm(b, lay.tiles, p, b.gemm_ws + lane * lay.gemm_bytes); });
+  // 2. The GEMMs (a point's each, or a split group's), shared out among the
+  //    threads whole, one at a time: in chunks (parallel_for makes 8 of 5
+  //    points for 2 threads) one thread could wait out a whole chunk of the
+  //    other's at the end.
+  pool.run_tasks(lay.lanes, static_cast<int64_t>(gemms_.size()),
+                 [&](int64_t lane, int64_t i) { gemm(b, lay.tiles, i, b.gemm_ws + lane * lay.gemm_bytes); });
   // 3. Output: Y = A^T P A, plus bias and activation.
   const WinogradOutputArgs out = output_args(b, 0, lay.tiles_y);
   pool.parallel_for(ceil_div(M, lanes), 1, [&](int64_t b0, int64_t b1) {

@@ -1,5 +1,6 @@
 // The data transforms of the Winograd F(4x4, 3x3), F(5x5, 3x3),
-// F(2x2, 3x3) and F(4x4, 4x4) convolutions (winograd.h),
+// F(2x2, 3x3) and F(4x4, 4x4) convolutions and of the phase-split
+// stride-2 3x3 (winograd.h),
 // vectorised across channels; `tile` and `kernel` pick one. Both work on channel blocks of winograd_lanes() channels (16 with AVX-512, 8 with AVX2, 1 otherwise):
 //   - input: a block of NCHW channels is copied, transposed in registers,
 //     into a zero-bordered interleaved plane [row][column][lane], so every
@@ -20,9 +21,14 @@ namespace sy::cpu {
 // Channels per block of the variant in use.
 int winograd_lanes();
 
+// stride 2 is the phase-split stride-2 3x3 (winograd.h; kernel 3, tile 2
+// or 4): a tile's (2 tile + 1)^2 points go to slots of GEMMs of several
+// rows per tile (SplitSlots in winograd_transforms_body.h); point_stride
+// is then the rows of a one-row-per-tile GEMM, tiles * v_ld.
 struct WinogradInputArgs {
   int tile = 4;              // outputs per tile side, F(tile x tile, kernel x kernel)
   int kernel = 3;            // 3 with tiles of 4, 5 or 2; 4 with 4
+  int stride = 1;            // 1, or 2 with kernel 3
   const float* x = nullptr;  // [C][H][W], or NCHW16c when x_blocked (C a multiple of 16)
   bool x_blocked = false;
   int64_t C = 0, H = 0, W = 0;
@@ -30,8 +36,8 @@ struct WinogradInputArgs {
   int64_t first_row = 0;                   // the tiles' first output row (a multiple of tile)
   int64_t block_begin = 0, block_end = 0;  // channel blocks to do
   float* planes = nullptr;                 // block b at planes + b * plane_height * plane_width * lanes
-  int64_t plane_height = 0;                // tile * tiles_y + kernel - 1
-  int64_t plane_width = 0;                 // tile * tiles_x + kernel - 1
+  int64_t plane_height = 0;                // stride (tile * tiles_y - 1) + kernel
+  int64_t plane_width = 0;                 // stride (tile * tiles_x - 1) + kernel
   int64_t tiles_x = 0, tiles = 0;
   float* v = nullptr;        // V[p][t][c] at v + p * point_stride + t * v_ld + c
   int64_t v_ld = 0;          // >= C rounded up to 16
@@ -41,6 +47,7 @@ struct WinogradInputArgs {
 struct WinogradOutputArgs {
   int tile = 4;                 // as WinogradInputArgs::tile
   int kernel = 3;               // as WinogradInputArgs::kernel
+  int stride = 1;               // as WinogradInputArgs::stride
   const float* prod = nullptr;  // P[p][t][m] at prod + p * point_stride + t * prod_ld + m
   int64_t prod_ld = 0;          // >= M rounded up to 16
   int64_t point_stride = 0;     // tiles * prod_ld
