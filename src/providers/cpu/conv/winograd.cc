@@ -111,16 +111,16 @@ bool WinogradConv::strided_worthwhile(int64_t C, int64_t M, int64_t kernel, int6
   // takes 49 multiplies per 16 outputs per phase channel, 2352 per output
   // against the direct 9408. Its GEMMs are short (12 channels) but the map
   // is large (112x112: 784 tiles). ResNet-50's stem at 1 thread: 2.15 ->
-  // 1.50 ms. (A 3x3 stride-2 one, as F(5x5, 2x2) on 4C phase channels,
-  // 5.76 C multiplies per output against 9 C, ran no faster on
-  // ResNet-50's 28x28 one: the phases' V is 2.6 MB, and the transforms
-  // took what the GEMMs saved.)
+  // 1.50 ms.
   if (kernel == 7 || kernel == 8) return 4 * C <= 16 && M >= 16 && OH >= 16 && OW >= 16;
   // A 3x3 stride-2 one, phase-split (winograd.h): (2 tile + 1)^2 multiplies
   // per tile^2 outputs per channel pair, 5.06 (tile 4) or 6.25 (tile 2)
-  // against 9. Its 36 or 16 weight matrices are read once for all the
-  // tiles; below 14x14 (ResNet-50's 7x7 last stage, 512 channels: 16 tiles
-  // for 16.8 MB of weights) memory, not the multiplies, would set the pace.
+  // against 9. (The stem's way, F(5x5, 2x2) over 4C phase channels, does
+  // 5.76 and ran no faster than direct on ResNet-50's 28x28 one: its
+  // transforms took what the GEMMs saved.) Its 36 or 16 weight matrices
+  // are read once for all the tiles; below 14x14 (ResNet-50's 7x7 last
+  // stage, 512 channels: 16 tiles for 16.8 MB of weights) memory, not the
+  // multiplies, would set the pace.
   return kernel == 3 && C >= 16 && M >= 16 && OH >= 14 && OW >= 14;
 }
 
@@ -215,12 +215,12 @@ bool WinogradConv::init_split(const float* w, int64_t tile) {
   const int64_t kT = tile, kN = G.patch, M = M_, C = C_;
   // The GEMMs, largest first so that the threads sharing them out end
   // together: OO (one matrix, kT^2 rows a tile), OE and EO (kN each, kT
-  // rows a tile), EE (kN^2, a row a tile); slots as SplitSlots lays them
-  // out (winograd_transforms_body.h), U in the same order.
-  const int64_t eo = kN * kN, oe = eo + kN * kT, oo = oe + kN * kT;
-  gemms_.push_back({oo, kT * kT});
-  for (int64_t j = 0; j < kN; ++j) gemms_.push_back({oe + j * kT, kT});
-  for (int64_t i = 0; i < kN; ++i) gemms_.push_back({eo + i * kT, kT});
+  // rows a tile), EE (kN^2, a row a tile); slots as the transforms lay
+  // them out (winograd_split_groups), U in the same order.
+  const WinogradSplitGroups groups = winograd_split_groups(kT);
+  gemms_.push_back({groups.oo, kT * kT});
+  for (int64_t j = 0; j < kN; ++j) gemms_.push_back({groups.oe + j * kT, kT});
+  for (int64_t i = 0; i < kN; ++i) gemms_.push_back({groups.eo + i * kT, kT});
   for (int64_t p = 0; p < kN * kN; ++p) gemms_.push_back({p, 1});
   if (!allocate_u(static_cast<int64_t>(gemms_.size()), C)) return false;
   // Per input channel, each matrix's row c: taps[t][m] = w[m][c][t / 3][t % 3].

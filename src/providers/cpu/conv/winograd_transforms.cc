@@ -43,6 +43,16 @@ const Variant& best_variant() {
 
 }  // namespace
 
+WinogradSplitGroups winograd_split_groups(int64_t tile) {
+  const int64_t n = tile + 1;  // F(tile, 2)'s points
+  WinogradSplitGroups g;
+  g.eo = n * n;
+  g.oe = g.eo + n * tile;
+  g.oo = g.oe + n * tile;
+  g.slots = g.oo + tile * tile;
+  return g;
+}
+
 int winograd_lanes() { return best_variant().lanes; }
 void winograd_input_transform(const WinogradInputArgs& a) { best_variant().input(a); }
 void winograd_output_transform(const WinogradOutputArgs& a) { best_variant().output(a); }

@@ -64,6 +64,16 @@ struct WinogradOutputArgs {
   float lo = 0.0f, hi = 0.0f;
 };
 
+// The phase-split stride-2 3x3's slot groups for tiles of `tile`, in
+// slots (one row per tile each): EE's (tile + 1)^2 from 0, EO's (tile + 1)
+// GEMMs of `tile` rows per tile from eo, OE's likewise from oe, OO's one
+// of tile^2 from oo; `slots` in all, (2 tile + 1)^2. The transforms lay
+// their points out so and WinogradConv's GEMMs and weights follow it.
+struct WinogradSplitGroups {
+  int64_t eo, oe, oo, slots;
+};
+WinogradSplitGroups winograd_split_groups(int64_t tile);
+
 void winograd_input_transform(const WinogradInputArgs& a);
 void winograd_output_transform(const WinogradOutputArgs& a);
 

@@ -128,10 +128,10 @@ void with_variant(int tile, int kernel, F&& f) {
   }
 }
 
-// per_tile(patch, t, dst) for every tile t of every channel block: patch is
-// the tile's first input in the block's zero-bordered interleaved plane
-// ([row][column][lane], plane_width columns), dst V's row of tile t at
-// the block's first channel. Tiles step kT * stride inputs.
+// per_tile(patch, t, block_v) for every tile t of every channel block:
+// patch is the tile's first input in the block's zero-bordered interleaved
+// plane ([row][column][lane], plane_width columns), block_v is V at the
+// block's first channel (slot 0, tile 0). Tiles step kT * stride inputs.
 template <class V, class PerTile>
 void input_blocks(const WinogradInputArgs& a, int kT, PerTile&& per_tile) {
   constexpr int L = V::kLanes;
@@ -146,7 +146,7 @@ void input_blocks(const WinogradInputArgs& a, int kT, PerTile&& per_tile) {
       simd::interleave_channels<V>(a.x, a.C, a.H, a.W, b * L, row0, a.plane_height, a.pad_left, a.plane_width, plane);
     }
     for (int64_t t = 0; t < a.tiles; ++t)
-      per_tile(plane + ((t / a.tiles_x) * step * pw + (t % a.tiles_x) * step) * L, t, a.v + t * a.v_ld + b * L);
+      per_tile(plane + ((t / a.tiles_x) * step * pw + (t % a.tiles_x) * step) * L, t, a.v + b * L);
   }
 }
 
@@ -156,7 +156,8 @@ void input_tiles(const WinogradInputArgs& a) {
   using T = typename V::T;
   constexpr int L = V::kLanes;
   const int64_t pw = a.plane_width;
-  input_blocks<V>(a, kT, [&](const float* patch, int64_t, float* dst) {
+  input_blocks<V>(a, kT, [&](const float* patch, int64_t t, float* block_v) {
+    float* dst = block_v + t * a.v_ld;
     T cols[kP][kP];  // B^T d, column j in cols[j]
     for (int j = 0; j < kP; ++j) {
       T d[kP];
@@ -181,17 +182,17 @@ void input_tiles(const WinogradInputArgs& a) {
 // rows of one GEMM (winograd_transforms.h): EE (i, j) at (i kN + j) S,
 // EO (i, q) at EO + i kT S, row t kT + q, OE (p, j) at OE + j kT S, row
 // t kT + p, and OO (p, q) at OO, row (t kT + p) kT + q, where S is
-// point_stride and EO = kN^2 S, OE = EO + kN kT S, OO = OE + kN kT S.
+// point_stride and EO, OE, OO are winograd_split_groups' starts times S.
 template <int kT>
 struct SplitSlots {
   static constexpr int kN = kT + 1;
   int64_t S, ld, eo, oe, oo;
-  SplitSlots(int64_t point_stride, int64_t row_ld)
-      : S(point_stride),
-        ld(row_ld),
-        eo(kN * kN * point_stride),
-        oe(eo + kN * kT * point_stride),
-        oo(oe + kN * kT * point_stride) {}
+  SplitSlots(int64_t point_stride, int64_t row_ld) : S(point_stride), ld(row_ld) {
+    const WinogradSplitGroups g = winograd_split_groups(kT);
+    eo = g.eo * S;
+    oe = g.oe * S;
+    oo = g.oo * S;
+  }
   int64_t ee_at(int i, int j) const { return (i * kN + j) * S; }
   int64_t eo_at(int64_t t, int i, int q) const { return eo + i * kT * S + (t * kT + q) * ld; }
   int64_t oe_at(int64_t t, int p, int j) const { return oe + j * kT * S + (t * kT + p) * ld; }
@@ -204,10 +205,9 @@ void input_tiles_split(const WinogradInputArgs& a) {
   constexpr int L = V::kLanes, kN = kT + 1;
   const int64_t pw = a.plane_width;
   const SplitSlots<kT> at(a.point_stride, a.v_ld);
-  input_blocks<V>(a, kT, [&](const float* patch, int64_t t, float* tile_row) {
+  input_blocks<V>(a, kT, [&](const float* patch, int64_t t, float* dst) {
     auto in = [&](int r, int c) { return V::load(patch + (r * pw + c) * L); };
-    float* dst = tile_row - t * a.v_ld;  // the slots' offsets carry the tile
-    T cols[kN][kN];                      // EE: B^T d down the even columns, then along the rows
+    T cols[kN][kN];  // EE: B^T d down the even columns, then along the rows
     for (int j = 0; j < kN; ++j) {
       T d[kN];
       for (int i = 0; i < kN; ++i) d[i] = in(2 * i, 2 * j);
@@ -245,9 +245,9 @@ void input_transform(const WinogradInputArgs& a) {
   with_variant(a.tile, a.kernel, [&]<int kT, int kP>() { input_tiles<V, kT, kP>(a); });
 }
 
-// tile_outputs(src, t, out) gives tile t's kT x kT outputs before the bias,
-// src P's row of tile t at the block's first channel; this adds bias and
-// activation and writes them to Y, through the staging plane.
+// tile_outputs(block_p, t, out) gives tile t's kT x kT outputs before the
+// bias, block_p P at the block's first channel (slot 0, tile 0); this adds
+// bias and activation and writes them to Y, through the staging plane.
 template <class V, int kT, class TileOutputs>
 void output_blocks(const WinogradOutputArgs& a, TileOutputs&& tile_outputs) {
   using T = typename V::T;
@@ -267,7 +267,7 @@ void output_blocks(const WinogradOutputArgs& a, TileOutputs&& tile_outputs) {
       // Lanes past M read the padding of P's rows (prod_ld >= M rounded up
       // to 16); they are never written out.
       T out[kT][kT];
-      tile_outputs(a.prod + t * a.prod_ld + m0, t, out);
+      tile_outputs(a.prod + m0, t, out);
       float* dst = staging + ((t / a.tiles_x) * kT * sw + (t % a.tiles_x) * kT) * L;
       for (int i = 0; i < kT; ++i)
         for (int j = 0; j < kT; ++j) {
@@ -303,7 +303,8 @@ void output_blocks(const WinogradOutputArgs& a, TileOutputs&& tile_outputs) {
 template <class V, int kT, int kP>
 void output_tiles(const WinogradOutputArgs& a) {
   using T = typename V::T;
-  output_blocks<V, kT>(a, [&](const float* src, int64_t, T(&out)[kT][kT]) {
+  output_blocks<V, kT>(a, [&](const float* block_p, int64_t t, T(&out)[kT][kT]) {
+    const float* src = block_p + t * a.prod_ld;
     T rows[kP][kT];  // A^T P, column j of the patch in rows[j]
     for (int j = 0; j < kP; ++j) {
       T col[kP];
@@ -325,9 +326,8 @@ void output_tiles_split(const WinogradOutputArgs& a) {
   using T = typename V::T;
   constexpr int kN = kT + 1;
   const SplitSlots<kT> at(a.point_stride, a.prod_ld);
-  output_blocks<V, kT>(a, [&](const float* tile_row, int64_t t, T(&out)[kT][kT]) {
-    const float* src = tile_row - t * a.prod_ld;  // the slots' offsets carry the tile
-    T rows[kN][kT];                               // EE
+  output_blocks<V, kT>(a, [&](const float* src, int64_t t, T(&out)[kT][kT]) {
+    T rows[kN][kT];  // EE
     for (int j = 0; j < kN; ++j) {
       T col[kN];
       for (int i = 0; i < kN; ++i) col[i] = V::load(src + at.ee_at(i, j) + t * a.prod_ld);
