@@ -318,6 +318,36 @@ SY_MATH_INLINE float fast_gelu(float x) {
   return select(h == 0.0f, select(x >= 0.0f, x, -0.0f), r);
 }
 
+// fast_gelu's steps on 16-float vectors (V16f), where each select is one
+// masked blend (the scalar helper's bit-mask selects vectorise to three
+// logic ops each) and the exponential skips the clamps its argument,
+// -x^2 / 2 in [-100, 0], does not need: a fifth fewer instructions, 11 %
+// less time (its chain of dependent steps was not the limit: two vectors
+// at a time ran no faster). |x| is a bit mask, its clamp one min, and the
+// sign goes back on by bits, not selects: 8 % less time again (393K
+// floats: 305 -> 280 us). The AVX2 and baseline builds' GELU, and the
+// AVX-512 build's for |x| >= 4 (gelu_erf_avx512.h).
+SY_MATH_INLINE void gelu_erf_v16(V16f& v) {
+  const V16f zero = {};
+  const V16i sign = (V16i)v & static_cast<int32_t>(0x80000000u);
+  const V16f ax = (V16f)((V16i)v & 0x7FFFFFFF);
+  const V16f big = zero + kGeluMaxA;
+  const V16f a = big < ax ? big : ax;  // one min; NaN stays NaN
+  const V16f t = 3.0f / (3.0f + a * kGeluS);
+  V16f q = t * kGeluQ[0] + kGeluQ[1];
+  for (int k = 2; k < 10; ++k) q = q * t + kGeluQ[k];
+  const V16f hi = (V16f)((V16i)a & 0xFFFFF000);
+  const V16f lo = a - hi;
+  V16f e = hi * hi * -0.5f;  // e^(-(hi^2 + lo (a + hi)) / 2), in [-100, 0]
+  exp_sum_v16(e, lo * (a + hi) * -0.5f);
+  V16f h = 0.5f * t * q * e;
+  h = ax > big ? zero : h;
+  // x (1 - h) above 0, x h below, with x clamped to +-big in the product
+  // so that +-inf (h = 0) give inf and -0, not NaN.
+  const V16f r = (V16f)((V16i)a | sign) * h;
+  v = v >= zero ? v - r : r;
+}
+
 // tanh(x) to about 3 ulp: a 13/6 rational on x clamped to +-7.9, and
 // exactly +-1 from |x| >= 9, where tanh rounds to 1 in float (the rational
 // at the clamp is 1 - 3e-7, or 1 ulp below 1 where the build uses FMA).
