@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Fits the piecewise table of src/providers/cpu/gelu_erf_avx512.h and checks it.
+"""Fits the piecewise tables of src/providers/cpu/gelu_avx512.h and checks them.
 
-h(a) = erfc(a / sqrt 2) / 2, the weight GELU takes off (x >= 0) or keeps
-(x < 0), on [0, 31.5 / 8) in 32 pieces of 1/8 centred on k / 8: piece k is
+GELU(x) = max(x, 0) - |x| h(|x|). For the erf form (--form erf, the
+default) h(a) = erfc(a / sqrt 2) / 2; for the tanh approximation (--form
+tanh) h(a) = 1 / (1 + e^(2u)), u = sqrt(2 / pi) (a + 0.044715 a^3). h is
+fitted on [0, 31.5 / 8) in 32 pieces of 1/8 centred on k / 8: piece k is
 a degree-5 polynomial in w = 8a - k in [-1/2, 1/2], k = 8a rounded to
 nearest, fitted for the smallest *relative* error (Lawson's iteration on
 weighted least squares over Chebyshev nodes), so that GELU of negative
@@ -13,8 +15,11 @@ per degree) and, on stderr, the worst relative error of h with float32
 steps as the kernel takes them (k and w from one rounding of 8a + 1.5 *
 2^23 each, Horner by FMAs) at 400000 points (about 1.1e-7).
 
-Run: /usr/bin/python3 tools/fit_gelu_table.py > /tmp/table.inc
+Run: /usr/bin/python3 tools/fit_gelu_table.py [--form erf|tanh] > /tmp/table.inc
+(needs Debian's python3-numpy and python3-scipy).
 """
+import argparse
+import math
 import sys
 
 import numpy as np
@@ -25,8 +30,15 @@ PER_UNIT = 8  # pieces per unit of |x|
 DEGREE = 5
 
 
-def h(a):
+def h_erf(a):
     return 0.5 * erfc(a / np.sqrt(2.0))
+
+
+def h_tanh(a):
+    return 1.0 / (1.0 + np.exp(2.0 * math.sqrt(2.0 / math.pi) * (a + 0.044715 * a**3)))
+
+
+h = h_erf
 
 
 def fit_piece(k):
@@ -55,6 +67,10 @@ def horner_f32(c, w):
 
 
 def main():
+    global h
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--form", choices=("erf", "tanh"), default="erf")
+    h = h_tanh if parser.parse_args().form == "tanh" else h_erf
     table = [fit_piece(k) for k in range(PIECES)]
     magic = np.float32(1.5 * 2**23)  # its float's last bits are the rounded sum's integer part
     a = np.linspace(0, 31.5 / PER_UNIT, 400001)[:-1].astype(np.float32)

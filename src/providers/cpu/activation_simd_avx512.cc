@@ -3,7 +3,7 @@
 
 #include <cstring>
 #include "providers/cpu/elementwise_common.h"
-#include "providers/cpu/gelu_erf_avx512.h"
+#include "providers/cpu/gelu_avx512.h"
 
 namespace sy::cpu::activation_detail {
 

@@ -10,6 +10,10 @@
   };
   switch (f) {
     case SimdActivation::kGeluTanh: {
+#if defined(__AVX512F__)
+      gelu_rows_avx512(true, x, y, rows, n, ld);  // gelu_avx512.h
+      break;
+#else
       // x/2 * (1 + tanh(u)) == x * sigmoid(2u), which does not cancel for x < 0.
       constexpr float k = static_cast<float>(2 * 0.7978845608028654);  // 2 sqrt(2 / pi)
       each_row([&](const float* xr, float* yr) {
@@ -19,10 +23,11 @@
         }
       });
       break;
+#endif
     }
     case SimdActivation::kGeluErf: {
 #if defined(__AVX512F__)
-      gelu_erf_rows_avx512(x, y, rows, n, ld);  // gelu_erf_avx512.h
+      gelu_rows_avx512(false, x, y, rows, n, ld);  // gelu_avx512.h
       break;
 #else
       // A row's last n % 16 floats go through gelu_erf_v16 too, zero-padded, so

@@ -345,7 +345,7 @@ SY_MATH_INLINE float fast_gelu(float x) {
 // at a time ran no faster). |x| is a bit mask, its clamp one min, and the
 // sign goes back on by bits, not selects: 8 % less time again (393K
 // floats: 305 -> 280 us). The AVX2 and baseline builds' GELU, and the
-// AVX-512 build's for |x| >= 4 (gelu_erf_avx512.h).
+// AVX-512 build's past its pieces (gelu_avx512.h).
 SY_MATH_INLINE void gelu_erf_v16(V16f& v) {
   const V16f zero = {};
   const V16i sign = (V16i)v & static_cast<int32_t>(0x80000000u);
