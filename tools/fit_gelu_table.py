@@ -38,10 +38,8 @@ def h_tanh(a):
     return 1.0 / (1.0 + np.exp(2.0 * math.sqrt(2.0 / math.pi) * (a + 0.044715 * a**3)))
 
 
-h = h_erf
 
-
-def fit_piece(k):
+def fit_piece(h, k):
     n = 400
     w = -0.5 * np.cos(np.pi * (np.arange(n) + 0.5) / n)
     w = w[k + w >= 0]  # piece 0 starts at a = 0
@@ -67,11 +65,10 @@ def horner_f32(c, w):
 
 
 def main():
-    global h
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--form", choices=("erf", "tanh"), default="erf")
     h = h_tanh if parser.parse_args().form == "tanh" else h_erf
-    table = [fit_piece(k) for k in range(PIECES)]
+    table = [fit_piece(h, k) for k in range(PIECES)]
     magic = np.float32(1.5 * 2**23)  # its float's last bits are the rounded sum's integer part
     a = np.linspace(0, 31.5 / PER_UNIT, 400001)[:-1].astype(np.float32)
     biased = (a.astype(np.float64) * PER_UNIT + magic).astype(np.float32)  # one FMA

@@ -8,28 +8,21 @@
   auto each_row = [&](auto&& row) {
     for (int64_t r = 0; r < rows; ++r) row(x + r * ld, y + r * ld);
   };
-  switch (f) {
-    case SimdActivation::kGeluTanh: {
 #if defined(__AVX512F__)
-      gelu_rows_avx512(true, x, y, rows, n, ld);  // gelu_avx512.h
-      break;
-#else
-      // x/2 * (1 + tanh(u)) == x * sigmoid(2u), which does not cancel for x < 0.
-      constexpr float k = static_cast<float>(2 * 0.7978845608028654);  // 2 sqrt(2 / pi)
+  // Both GELU forms read piecewise tables there, the exact steps below
+  // only for the lanes past them (gelu_avx512.h).
+  if (f == SimdActivation::kGeluErf || f == SimdActivation::kGeluTanh) {
+    gelu_rows_avx512(f == SimdActivation::kGeluTanh, x, y, rows, n, ld);
+    return;
+  }
+#endif
+  switch (f) {
+    case SimdActivation::kGeluTanh:
       each_row([&](const float* xr, float* yr) {
-        for (int64_t i = 0; i < n; ++i) {
-          const float v = xr[i];
-          yr[i] = v * fast_sigmoid(k * (v + 0.044715f * v * v * v));
-        }
+        for (int64_t i = 0; i < n; ++i) yr[i] = fast_gelu_tanh(xr[i]);
       });
       break;
-#endif
-    }
     case SimdActivation::kGeluErf: {
-#if defined(__AVX512F__)
-      gelu_rows_avx512(false, x, y, rows, n, ld);  // gelu_avx512.h
-      break;
-#else
       // A row's last n % 16 floats go through gelu_erf_v16 too, zero-padded, so
       // that a GEMM tile's narrow edge (often 8 of 16 columns) stays a
       // vector step and every column gets the same rounding.
@@ -50,7 +43,6 @@
         }
       });
       break;
-#endif
     }
     case SimdActivation::kSigmoid:
       each_row([&](const float* xr, float* yr) {

@@ -393,6 +393,14 @@ SY_MATH_INLINE float fast_tanh(float x) {
 
 SY_MATH_INLINE float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
 
+// GELU's tanh approximation, x/2 (1 + tanh(u)) with u = sqrt(2 / pi) (x +
+// 0.044715 x^3), as x sigmoid(2u), which does not cancel for x < 0.
+inline constexpr double kGeluTanhK = 2 * 0.7978845608028654;  // 2 sqrt(2 / pi)
+inline constexpr double kGeluTanhCubic = 0.044715;
+SY_MATH_INLINE float fast_gelu_tanh(float x) {
+  return x * fast_sigmoid(static_cast<float>(kGeluTanhK) * (x + static_cast<float>(kGeluTanhCubic) * x * x * x));
+}
+
 // The same names for double, so templated loops can call them; double
 // keeps the library's precision.
 inline double fast_exp(double x) { return std::exp(x); }
@@ -400,6 +408,7 @@ inline double fast_erf(double x) { return std::erf(x); }
 inline double fast_tanh(double x) { return std::tanh(x); }
 inline double fast_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline double fast_gelu(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752); }
+inline double fast_gelu_tanh(double x) { return x * fast_sigmoid(kGeluTanhK * (x + kGeluTanhCubic * x * x * x)); }
 
 // ---- row reductions ------------------------------------------------------
 // Eight independent accumulators: GCC does not reorder a float sum or max

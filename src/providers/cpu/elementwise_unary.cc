@@ -323,11 +323,8 @@ class GeluKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       using C = compute_t<T>;
       if (op_.tanh_approximation) {
-        // x/2 * (1 + tanh(u)) == x * sigmoid(2u), which does not cancel for x < 0.
-        unary_loop(ctx.thread_pool(), x->data<T>(), y->data<T>(), x->num_elements(), kMathChunk, [](C v) {
-          const C k = static_cast<C>(2 * 0.7978845608028654);  // 2 sqrt(2 / pi)
-          return v * fast_sigmoid(k * (v + static_cast<C>(0.044715) * v * v * v));
-        });
+        unary_loop(ctx.thread_pool(), x->data<T>(), y->data<T>(), x->num_elements(), kMathChunk,
+                   [](C v) { return fast_gelu_tanh(v); });
       } else {
         unary_loop(ctx.thread_pool(), x->data<T>(), y->data<T>(), x->num_elements(), kMathChunk,
                    [](C v) { return fast_gelu(v); });

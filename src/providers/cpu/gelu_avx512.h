@@ -24,14 +24,12 @@
 #error "gelu_avx512.h is for the AVX-512 build only"
 #endif
 
-// GCC 12's AVX-512 headers build "undefined" vectors by self-initialising
-// them, which -W(maybe-)uninitialized flags (as in simd/vec_avx512.h).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <cstdint>
 
+// First, for its silencing of GCC 12's AVX-512 headers' self-initialised
+// "undefined" vectors (-W(maybe-)uninitialized).
 #include "providers/cpu/elementwise_common.h"
 
 namespace sy::cpu {
@@ -141,10 +139,9 @@ inline void gelu_rows_avx512(bool tanh_form, const float* x, float* y, int64_t r
       gelu_erf_v16(e);
       return (__m512)e;
     }
-    constexpr float k = static_cast<float>(2 * 0.7978845608028654);  // 2 sqrt(2 / pi)
     alignas(64) float lanes[16];
     _mm512_store_ps(lanes, v);
-    for (float& l : lanes) l = l * fast_sigmoid(k * (l + 0.044715f * l * l * l));
+    for (float& l : lanes) l = fast_gelu_tanh(l);
     return _mm512_load_ps(lanes);
   };
   auto gelu16 = [&](__m512 v) {
