@@ -117,7 +117,7 @@ def input_args(models_dir: str, model: str):
 def command(tool: str, model: str, threads: int, a, profile: str = None) -> list:
     onnx = os.path.join(a.models_dir, model + ".onnx")
     inputs = input_args(a.models_dir, model)
-    runs = a.runs if profile is None else max(3, a.runs // 2)
+    runs = a.runs
     common = ["--threads", str(threads), "--runs", str(runs), "--warmup", str(a.warmup)]
     if profile is not None:
         common += ["--profile", profile]
@@ -151,14 +151,21 @@ def run_one(tool: str, model: str, threads: int, a, profile: str = None) -> dict
         if result.get("profile_file") and os.path.exists(result["profile_file"]):
             os.remove(result["profile_file"])
         op_ms = result.get("op_ms", {})
-        return {"matrix_ms": sum(v for k, v in op_ms.items() if k in MATRIX_OPS),
-                "profiled_ms": sum(op_ms.values()), "op_ms": op_ms}
+        # Each run's own sums, and their medians: the statistic the latency
+        # figures use, where one slow run (a busy moment of the host) would
+        # move the mean over runs that op_ms is.
+        per_run = result.get("run_op_ms") or [op_ms]
+        matrix_runs = [sum(v for k, v in run.items() if k in MATRIX_OPS) for run in per_run]
+        total_runs = [sum(run.values()) for run in per_run]
+        return {"matrix_ms": median(matrix_runs), "profiled_ms": median(total_runs),
+                "matrix_ms_mean": sum(v for k, v in op_ms.items() if k in MATRIX_OPS),
+                "profiled_ms_mean": sum(op_ms.values()), "matrix_ms_runs": matrix_runs, "op_ms": op_ms}
     return result
 
 
 def matrix_product_ms(rounds: list):
-    """Median over the profiled rounds of the time per run in the nodes that
-    do the Conv/MatMul/Gemm work, and of the time in all nodes."""
+    """Median over the profiled rounds of each round's median run: the time
+    in the nodes that do the Conv/MatMul/Gemm work, and in all nodes."""
     ok = [r for r in rounds if "matrix_ms" in r]
     if not ok:
         return None, None
@@ -282,7 +289,9 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
             lines += ["", "### The matrix products alone", "",
                       "The same work over the time spent in the nodes that do it (op types "
                       f"{', '.join(sorted(MATRIX_OPS))}), from separate profiled runs of each tool in every round "
-                      "(each runtime's own per-node profiler; the timed runs above are not profiled). Fused "
+                      "(each runtime's own per-node profiler; the timed runs above are not profiled), "
+                      "as many runs as the timed ones; the median run of each round, then the median "
+                      "over rounds, as for the latencies. Fused "
                       "epilogues (bias, activation, residual, Switchyard's GELU) and a fused Attention's softmax "
                       "count as matrix-product time. 'share' is that time over the time in all nodes.", "",
                       "| model | threads | " + " | ".join(f"{TOOL_TITLES[t]} GFLOP/s (% of peak), share"

@@ -6,8 +6,9 @@
 //        [--input NAME=FILE.npy ...] [--profile PREFIX]
 //
 // --profile turns on ONNX Runtime's profiler (its trace goes to
-// PREFIX_<date>.json) and adds op_ms to the JSON line: the timed runs'
-// kernel time per run by op type, as `switchyard bench --profile` gives it.
+// PREFIX_<date>.json) and adds to the JSON line the timed runs' kernel
+// time by op type, as `switchyard bench --profile` gives it: op_ms per run
+// on average, and run_op_ms, each run's own.
 //
 // onnxruntime-node is looked up in bench/.node (where bench/compare installs
 // it) unless ORT_NODE_MODULE names another copy.
@@ -107,17 +108,25 @@ function newestProfile(prefix) {
 // Kernel time per run by op type over the last `runs` model runs of a trace.
 function opTimes(file, runs) {
   const events = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const starts = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').map((e) => e.ts).sort((x, y) => x - y);
-  if (starts.length < runs) throw new Error(`${file}: ${starts.length} model runs, expected at least ${runs}`);
-  const from = starts[starts.length - runs];
+  const runEvents = events.filter((e) => e.cat === 'Session' && e.name === 'model_run').sort((x, y) => x.ts - y.ts);
+  if (runEvents.length < runs) throw new Error(`${file}: ${runEvents.length} model runs, expected at least ${runs}`);
+  const timed = runEvents.slice(runEvents.length - runs);
+  const from = timed[0].ts;
   const ms = {};
+  // Each timed run's own sums too, so a median over runs can be taken as
+  // for the latency figures: the run whose model_run span holds the node.
+  const runOpMs = timed.map(() => ({}));
   for (const e of events) {
     if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < from) continue;
     const op = e.args.op_name;
     ms[op] = (ms[op] ?? 0) + e.dur / 1000 / runs;
+    const r = timed.findIndex((run) => e.ts >= run.ts && e.ts <= run.ts + run.dur);
+    if (r >= 0) runOpMs[r][op] = (runOpMs[r][op] ?? 0) + e.dur / 1000;
   }
-  for (const op of Object.keys(ms)) ms[op] = Math.round(ms[op] * 10000) / 10000;
-  return ms;
+  const round4 = (x) => Math.round(x * 10000) / 10000;
+  for (const op of Object.keys(ms)) ms[op] = round4(ms[op]);
+  for (const run of runOpMs) for (const op of Object.keys(run)) run[op] = round4(run[op]);
+  return { op_ms: ms, run_op_ms: runOpMs };
 }
 
 function percentile(sorted, p) {
@@ -172,7 +181,7 @@ async function main() {
   if (args.profile) {
     await session.endProfiling();
     const file = newestProfile(args.profile);
-    profile = { profile_file: file, op_ms: opTimes(file, times.length) };
+    profile = { profile_file: file, ...opTimes(file, times.length) };
   }
   times.sort((x, y) => x - y);
   const r3 = (x) => Math.round(x * 1000) / 1000;

@@ -47,11 +47,25 @@ struct ProfileSummary {
   std::vector<std::pair<std::string, double>> op_ms;          // ms per run by op type, largest first
   std::map<std::string, int> op_nodes;                        // nodes per op type
   std::vector<std::pair<std::string, double>> slowest_nodes;  // "name (op)", ms per run
+  std::vector<std::map<std::string, double>> run_op_ms;       // ms by op type in each timed run
 };
 
-ProfileSummary summarize_profile(const std::vector<Session::ProfileRecord>& records, size_t skip, size_t runs) {
+// run_ends[i]: how many records there were when timed run i ended, so a
+// caller can take a median over runs as the latency figures do, where one
+// slow run would move a mean.
+ProfileSummary summarize_profile(const std::vector<Session::ProfileRecord>& records, size_t skip,
+                                 const std::vector<size_t>& run_ends) {
   ProfileSummary s;
+  const size_t runs = run_ends.size();
   if (runs == 0 || records.size() <= skip) return s;
+  size_t from = skip;
+  for (size_t end : run_ends) {
+    std::map<std::string, double> ms;
+    for (size_t i = from; i < end && i < records.size(); ++i)
+      ms[records[i].op] += static_cast<double>(records[i].duration_ns) / 1e6;
+    s.run_op_ms.push_back(std::move(ms));
+    from = end;
+  }
   std::map<std::string, double> by_op, by_node;
   std::map<std::string, size_t> op_runs;
   for (size_t i = skip; i < records.size(); ++i) {
@@ -140,6 +154,7 @@ int cmd_bench(int argc, char** argv) {
   const double seconds = std::stod(args.get("--seconds").value_or("0"));
   const int runs = std::stoi(args.get("--runs").value_or("50"));
   std::vector<double> times;
+  std::vector<size_t> run_ends;  // profile records after each timed run
   const auto start = std::chrono::steady_clock::now();
   auto last_progress = start;
   for (;;) {
@@ -151,6 +166,7 @@ int cmd_bench(int argc, char** argv) {
       return 1;
     }
     times.push_back(ms);
+    if (profiling) run_ends.push_back((*session)->profile_record_count());
     if (!args.has("--json") && std::chrono::steady_clock::now() - last_progress > std::chrono::milliseconds(500)) {
       last_progress = std::chrono::steady_clock::now();
       std::fprintf(stderr, "\r  %zu runs, last %.3f ms   ", times.size(), ms);
@@ -167,7 +183,7 @@ int cmd_bench(int argc, char** argv) {
   const int threads = options->intra_op_threads;
   ProfileSummary profile;
   if (profiling) {
-    profile = summarize_profile((*session)->profile_records(), profile_skip, times.size());
+    profile = summarize_profile((*session)->profile_records(), profile_skip, run_ends);
     auto file = (*session)->end_profiling();
     if (!file.ok()) {
       std::cerr << "error: " << file.status().message() << "\n";
@@ -184,7 +200,19 @@ int cmd_bench(int argc, char** argv) {
         std::snprintf(value, sizeof value, "%.4f", profile.op_ms[i].second);
         extra += (i ? ",\"" : "\"") + json_escape(profile.op_ms[i].first) + "\":" + value;
       }
-      extra += "}";
+      extra += "},\"run_op_ms\":[";
+      for (size_t r = 0; r < profile.run_op_ms.size(); ++r) {
+        extra += r ? ",{" : "{";
+        bool first = true;
+        for (const auto& [op, ms] : profile.run_op_ms[r]) {
+          char value[64];
+          std::snprintf(value, sizeof value, "%.4f", ms);
+          extra += (first ? "\"" : ",\"") + json_escape(op) + "\":" + value;
+          first = false;
+        }
+        extra += "}";
+      }
+      extra += "]";
     }
     std::printf(
         "{\"model\":\"%s\",\"providers\":\"%s\",\"threads\":%d,\"batch\":%lld,\"runs\":%zu,\"session_create_ms\":%.3f,"

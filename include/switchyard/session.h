@@ -187,6 +187,10 @@ class Session {
   // when profiling is off): for a caller that sums the records itself, as
   // `switchyard bench --profile` does for its timed runs only.
   std::vector<ProfileRecord> profile_records() const;
+  // How many records profile_records() would return now, without the copy:
+  // `switchyard bench` notes it after every timed run to split the records
+  // by run.
+  size_t profile_record_count() const;
 
   class Impl;
 

@@ -893,6 +893,11 @@ std::vector<Session::ProfileRecord> Session::profile_records() const {
   return out;
 }
 
+size_t Session::profile_record_count() const {
+  std::lock_guard<std::mutex> lock(impl_->profile_mutex);
+  return impl_->profile_events.size();
+}
+
 std::vector<std::string> available_providers() {
   std::vector<std::string> out;
   for (const ProviderInfo& p : known_providers()) {

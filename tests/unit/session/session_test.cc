@@ -713,6 +713,7 @@ TEST(SessionTest, ProfileRecordsHoldEveryNodeOfEveryRunUntilWritten) {
   for (int run = 0; run < 2; ++run) ASSERT_TRUE((*s)->run({{"x", sample_x()}}).ok());
   const std::vector<Session::ProfileRecord> records = (*s)->profile_records();
   ASSERT_EQ(records.size(), 6u);
+  EXPECT_EQ((*s)->profile_record_count(), 6u);
   std::map<std::string, int> runs_of;
   for (size_t i = 0; i < records.size(); ++i) {
     const Session::ProfileRecord& r = records[i];
@@ -729,6 +730,7 @@ TEST(SessionTest, ProfileRecordsHoldEveryNodeOfEveryRunUntilWritten) {
   ASSERT_TRUE(path.ok()) << path.status().to_string();
   std::remove(path->c_str());
   EXPECT_TRUE((*s)->profile_records().empty());
+  EXPECT_EQ((*s)->profile_record_count(), 0u);
 }
 
 TEST(SessionTest, NoProfileRecordsWhenProfilingIsOff) {
