@@ -469,6 +469,12 @@ TEST(ConvTest, WinogradMatchesTheDirectConvolution) {
   // ResNet-50's third stage, F(5x5, 3x3) summing 2304 products per output.
   check_conv({.x = {1, 256, 14, 14}, .m = 256, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
               .activation = "Relu", .threads = 2, .tolerance_of_max = true});
+  // ResNet-50's first stage: products over 1 MB, so bands of tile rows of
+  // 14 tiles; at 1 thread 7 bands of 2, at 2 threads 14 of 1, which share
+  // out evenly (balanced_band_rows in winograd.cc).
+  check_conv({.x = {1, 64, 56, 56}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = true,
+              .activation = "Relu", .threads = 2, .tolerance_of_max = true});
+  check_conv({.x = {1, 64, 56, 56}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .tolerance_of_max = true});
   // The smallest map it takes, ResNet's last stage: F(2x2, 3x3) there, 4 x 4
   // tiles of 2 for 7 x 7 (WinogradConv::tile_for), and on 12 x 12 (9 tiles
   // of 4, so 36 of 2). Tiles are chosen by the output map: the padded
