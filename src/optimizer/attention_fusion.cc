@@ -18,6 +18,13 @@
 // fill of -inf or of about -3.4e38 (float's lowest, what PyTorch writes)
 // to a score gives the fill again, so the softmax sees what it saw before.
 //
+// A Where mask whose condition is the causal pattern PyTorch exports for
+// GPT-2, Equal(Trilu(ConstantOfShape([S, L], c != 0), upper = 0), 0)
+// (perhaps through Cast to bool), with S and L provably the query and key
+// lengths, becomes is_causal = 1 and no mask at all: the CPU kernel then
+// skips the keys past each row block's last query instead of computing
+// their scores and letting the fill zero them.
+//
 // When Q, K and V come from [B, S, H * D] projections split into heads by
 // Reshape + Transpose (and the context goes back the same way), the node
 // takes Attention's 3D form instead and those layout nodes go as well (see
@@ -178,6 +185,45 @@ bool match_key(Graph& graph, Match& m) {
   return true;
 }
 
+// The int64 constant v holds one element, `expected`.
+bool constant_int_is(const Graph& graph, ValueId v, int64_t expected) {
+  const Tensor* t = v == kNoValue ? nullptr : graph.constant(v);
+  return t != nullptr && t->dtype() == DataType::kInt64 && t->num_elements() == 1 && t->data<int64_t>()[0] == expected;
+}
+
+// Whether `cond` is true exactly where key j > query i of an [S, L] score
+// matrix, S = q_len and L = kv_len: Attention's is_causal without a past
+// (upper-left aligned). Trilu's lower triangle (k = 0) of a matrix of
+// c != 0 is c where j <= i and 0 elsewhere, so Equal(., 0) is j > i.
+bool causal_condition(Graph& graph, ValueId cond, const symbolic::DimRef& q_len, const symbolic::DimRef& kv_len) {
+  Node* node = rewrite::producer(graph, cond);
+  if (node != nullptr && rewrite::is_op(*node, "Cast") && node->inputs.size() == 1) {
+    if (node->attr_int("to", 0) != static_cast<int64_t>(DataType::kBool)) return false;
+    node = rewrite::producer(graph, node->inputs[0]);
+  }
+  if (node == nullptr || !rewrite::is_op(*node, "Equal") || node->inputs.size() != 2) return false;
+  ValueId lower = kNoValue;
+  for (int i = 0; i < 2 && lower == kNoValue; ++i) {
+    const ValueId x = node->inputs[static_cast<size_t>(i)];
+    double zero = 1.0;
+    if (rewrite::constant_scalar(graph, node->inputs[static_cast<size_t>(1 - i)], x, &zero) && zero == 0.0)
+      lower = x;
+  }
+  Node* trilu = lower == kNoValue ? nullptr : rewrite::producer(graph, lower);
+  if (trilu == nullptr || !rewrite::is_op(*trilu, "Trilu") || trilu->attr_int("upper", 1) != 0 ||
+      trilu->inputs.empty() || (trilu->inputs.size() > 1 && trilu->inputs[1] != kNoValue &&
+                                !constant_int_is(graph, trilu->inputs[1], 0)))
+    return false;
+  Node* fill = rewrite::producer(graph, trilu->inputs[0]);
+  if (fill == nullptr || !rewrite::is_op(*fill, "ConstantOfShape") || fill->inputs.size() != 1) return false;
+  const Attribute* value = fill->attr("value");
+  double c = 0.0;  // ConstantOfShape's default is a float 0: all masked, not causal
+  if (value == nullptr || !rewrite::tensor_scalar(value->t, &c) || c == 0.0 || std::isnan(c)) return false;
+  std::vector<symbolic::DimRef> shape;
+  return symbolic::shape_elements(graph, fill->inputs[0], &shape) && shape.size() == 2 && shape[0] == q_len &&
+         shape[1] == kv_len;
+}
+
 bool is_identity4(const std::vector<int64_t>& p) { return p[0] == 0 && p[1] == 1 && p[2] == 2 && p[3] == 3; }
 
 // ---- The 3D form: heads split by the Attention node itself.
@@ -322,6 +368,10 @@ bool fuse_one(Graph& graph, Node& softmax) {
 
   auto zero = Tensor::allocate(DataType::kFloat, Shape{});  // for a Where mask
   if (!zero.ok()) return false;
+  // Q [B, H, S, D] and V [B, H, L, Dv]: the lengths a causal condition must have.
+  const bool causal = m.mask_where != nullptr &&
+                      causal_condition(graph, m.mask_where->inputs[0], symbolic::dim_source(graph, q, 2),
+                                       symbolic::dim_source(graph, v, 2));
   Plan3d plan;
   const bool three_d = match_3d(graph, m, plan);
 
@@ -343,7 +393,9 @@ bool fuse_one(Graph& graph, Node& softmax) {
   }
 
   ValueId mask = m.mask;
-  if (m.mask_where != nullptr) {
+  if (causal) {
+    m.mask_where->removed = true;  // the condition's nodes go as dead nodes
+  } else if (m.mask_where != nullptr) {
     // Where(cond, fill, 0): the fill where cond holds, 0 elsewhere, in a new
     // value of cond's shape (the old output had the scores' shape).
     const ValueId z = rewrite::add_constant(graph, softmax.name + "_mask_zero", std::move(zero).value());
@@ -365,6 +417,7 @@ bool fuse_one(Graph& graph, Node& softmax) {
   if (mask != kNoValue) context->inputs.push_back(mask);
   context->attributes.clear();
   context->attributes.push_back(rewrite::float_attribute("scale", static_cast<float>(m.scale)));
+  if (causal) context->attributes.push_back(rewrite::int_attribute("is_causal", 1));
   if (three_d) apply_3d(graph, *context, plan);
   return true;
 }

@@ -83,6 +83,24 @@ bool step_back(const Graph& graph, const Node& node, ValueId v, int64_t axis, Va
     *from_axis = axis;
     return true;
   }
+  if (rewrite::is_op(node, "Reshape") && node.since_version >= 5 && node.inputs.size() == 2) {
+    // The target's element at `axis` is the dimension: one read from a
+    // tensor by Shape (how exporters write a head split's batch and
+    // sequence), or 0, which copies the input's (unless allowzero); -1
+    // and numbers say nothing more than inference did.
+    std::vector<DimRef> e;
+    if (!shape_elements(graph, node.inputs[1], &e) || static_cast<int64_t>(e.size()) != rank) return false;
+    const DimRef& d = e[static_cast<size_t>(axis)];
+    if (!d.is_number()) {
+      *from = d.value;
+      *from_axis = d.axis;
+      return true;
+    }
+    if (d.number != 0 || node.attr_int("allowzero", 0) != 0 || rank_of(graph, node.inputs[0]) <= axis) return false;
+    *from = node.inputs[0];
+    *from_axis = axis;
+    return true;
+  }
   if (rewrite::is_op(node, "Transpose") && node.has_input(0)) {
     const Attribute* perm = node.attr("perm");
     if (perm == nullptr || static_cast<int64_t>(perm->ints.size()) != rank) return false;

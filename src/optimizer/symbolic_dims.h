@@ -8,8 +8,9 @@
 // dim_source() walks a dimension back through ops that pass it through
 // unchanged (MatMul's batch dims, element-wise ops with a lower-rank other
 // operand, LayerNormalization, Split on another axis, Transpose, the
-// batch and sequence dims of Attention) to the
-// value where it first appears; two dimensions with the same source are
+// batch and sequence dims of Attention, a Reshape whose target reads the
+// dim from a Shape or copies it with 0) to the value where it first
+// appears; two dimensions with the same source are
 // equal. shape_elements() reads a 1-D shape tensor built that way.
 #pragma once
 

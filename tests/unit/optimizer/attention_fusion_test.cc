@@ -29,6 +29,13 @@ struct Chain {
   // Shape/Gather/Unsqueeze/Concat of x, as exporters write it; "flat"
   // [1, -1, 2, 4], which folds the batch into the sequence.
   std::string heads_shape = "zeros";
+  // mask "causal": the condition built in the graph as PyTorch exports
+  // GPT-2's, Cast(Equal(Trilu(ConstantOfShape([S, S], 1), 0, upper = 0),
+  // 0), bool). The variants that are not that: "upper" (Trilu's upper
+  // triangle), "k1" (its diagonal moved), "zero_fill" (ConstantOfShape
+  // of 0: every key masked), "other_len" (the second length read from the
+  // mask input, which is not provably the sequence's).
+  std::string causal = "gpt2";
 };
 
 // x [batch, seq, 8] -> Q, K, V projections -> Reshape [0, 0, 2, 4] ->
@@ -95,6 +102,31 @@ ModelBuilder attention_model(const Chain& c) {
     s = "masked";
   } else if (c.mask == "where") {
     b.node("Where", {"cond", "fill", s}, {"masked"}, {}, "mask_where");
+    s = "masked";
+  } else if (c.mask == "causal") {
+    b.initializer("cm_axis1", make_tensor<int64_t>({}, {1}));
+    b.initializer("cm_axis3", make_tensor<int64_t>({}, {3}));
+    b.initializer("cm_axes", make_tensor<int64_t>({1}, {0}));
+    b.initializer("cm_k", make_tensor<int64_t>({}, {c.causal == "k1" ? 1 : 0}));
+    b.initializer("cm_zero", make_tensor<float>({}, {0.0f}));
+    b.node("Shape", {"x"}, {"cm_x_shape"}, {}, "cm_x_shape");
+    b.node("Gather", {"cm_x_shape", "cm_axis1"}, {"cm_seq"}, {AttrSpec("axis", int64_t{0})}, "cm_seq");
+    b.node("Unsqueeze", {"cm_seq", "cm_axes"}, {"cm_seq_1d"}, {}, "cm_seq_1d");
+    std::string second = "cm_seq_1d";
+    if (c.causal == "other_len") {
+      b.node("Shape", {"mask"}, {"cm_mask_shape"}, {}, "cm_mask_shape");
+      b.node("Gather", {"cm_mask_shape", "cm_axis3"}, {"cm_len"}, {AttrSpec("axis", int64_t{0})}, "cm_len");
+      b.node("Unsqueeze", {"cm_len", "cm_axes"}, {"cm_len_1d"}, {}, "cm_len_1d");
+      second = "cm_len_1d";
+    }
+    b.node("Concat", {"cm_seq_1d", second}, {"cm_dims"}, {AttrSpec("axis", int64_t{0})}, "cm_dims");
+    b.node("ConstantOfShape", {"cm_dims"}, {"cm_ones"},
+           {AttrSpec("value", make_tensor<float>({1}, {c.causal == "zero_fill" ? 0.0f : 1.0f}))}, "cm_ones");
+    b.node("Trilu", {"cm_ones", "cm_k"}, {"cm_tril"}, {AttrSpec("upper", int64_t{c.causal == "upper" ? 1 : 0})},
+           "cm_tril");
+    b.node("Equal", {"cm_tril", "cm_zero"}, {"cm_eq"}, {}, "cm_eq");
+    b.node("Cast", {"cm_eq"}, {"cm_cond"}, {AttrSpec("to", static_cast<int64_t>(DataType::kBool))}, "cm_cond");
+    b.node("Where", {"cm_cond", "fill", s}, {"masked"}, {}, "mask_where");
     s = "masked";
   }
   b.node("Softmax", {s}, {"probs"}, {AttrSpec("axis", int64_t{-1})}, "softmax");
@@ -172,6 +204,39 @@ TEST(AttentionFusionTest, ChainsBecomeOneAttentionAndComputeTheSame) {
     const float expected_scale = c.scale_op.empty() ? 1.0f : 0.5f;
     EXPECT_EQ(attention->attr_float("scale", 0.0f), expected_scale);
     EXPECT_EQ(count_ops(g, "Where"), c.mask == "where" ? 1 : 0);
+    expect_same_outputs(b, attention_feeds());
+  }
+}
+
+// GPT-2's causal condition becomes is_causal with no mask input, and the
+// nodes that built it go; conditions that only look like it stay masks.
+// Either way the outputs are the separate nodes' (the feeds' "mask" input
+// has batch 2 and seq 5, as x, so "other_len" masks causally too, but the
+// pass cannot prove it).
+TEST(AttentionFusionTest, CausalConditionBecomesIsCausal) {
+  struct Case {
+    std::string causal;
+    std::string heads_shape;
+    bool is_causal;
+  };
+  const std::vector<Case> cases = {
+      {"gpt2", "zeros", true},   {"gpt2", "computed", true}, {"upper", "zeros", false},
+      {"k1", "zeros", false},    {"zero_fill", "zeros", false}, {"other_len", "zeros", false},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.causal + " / " + k.heads_shape);
+    Chain c{"causal", "Div", "causal"};
+    c.heads_shape = k.heads_shape;
+    c.causal = k.causal;
+    const ModelBuilder b = attention_model(c);
+    Graph g;
+    EXPECT_EQ(attention_fusions(b, &g), 1);
+    const Node* attention = only_node(g, "Attention");
+    ASSERT_NE(attention, nullptr);
+    EXPECT_EQ(attention->attr_int("is_causal", 0), k.is_causal ? 1 : 0);
+    EXPECT_EQ(attention->inputs.size(), k.is_causal ? 3u : 4u);
+    for (const char* op : {"Where", "Trilu", "Equal", "ConstantOfShape"}) EXPECT_EQ(count_ops(g, op), k.is_causal ? 0 : 1) << op;
+    EXPECT_EQ(count_ops(g, "Transpose") + count_ops(g, "Reshape"), 0);  // the 3D form still
     expect_same_outputs(b, attention_feeds());
   }
 }

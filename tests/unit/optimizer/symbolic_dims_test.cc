@@ -74,6 +74,10 @@ TEST(SymbolicDimsTest, ShapeTensorsBuiltFromShapeGatherConcat) {
   EXPECT_EQ(e[0], (DimRef{g.find_value("x"), 1, -1}));  // s1's seq is x's
   EXPECT_EQ(e[1], (DimRef{kNoValue, -1, -1}));
   EXPECT_EQ(e[2], (DimRef{kNoValue, -1, 4}));
+  // Through the Reshape: its axis 0 is the target's element, x's seq; its
+  // -1 axis is its own.
+  EXPECT_EQ(dim_source(g, g.find_value("r"), 0), (DimRef{g.find_value("x"), 1, -1}));
+  EXPECT_EQ(dim_source(g, g.find_value("r"), 1), (DimRef{g.find_value("r"), 1, -1}));
   // A shape that is a graph input cannot be read.
   ModelBuilder c(17);
   c.input("x", DataType::kFloat, {2, 3});
@@ -82,6 +86,21 @@ TEST(SymbolicDimsTest, ShapeTensorsBuiltFromShapeGatherConcat) {
   c.output("y", DataType::kFloat, {3, 2});
   const Graph h = load_resolved(c);
   EXPECT_FALSE(symbolic::shape_elements(h, h.find_value("shape"), &e));
+}
+
+// Reshape's 0 copies the input's dim, unless allowzero makes it a 0.
+TEST(SymbolicDimsTest, ReshapeZeroCopiesTheInputsDim) {
+  for (int64_t allowzero : {0, 1}) {
+    SCOPED_TRACE(allowzero);
+    ModelBuilder b(17);
+    b.input("x", DataType::kFloat, {"batch", "seq", 8});
+    b.initializer("target", make_tensor<int64_t>({3}, {0, 2, 4}));
+    b.node("Reshape", {"x", "target"}, {"r"}, {AttrSpec("allowzero", allowzero)}, "reshape");
+    b.output("r", DataType::kFloat, {"a", 2, 4});
+    const Graph g = load_resolved(b);
+    const DimRef copied{g.find_value("x"), 0, -1};
+    EXPECT_EQ(dim_source(g, g.find_value("r"), 0) == copied, allowzero == 0);
+  }
 }
 
 }  // namespace
