@@ -58,20 +58,17 @@ ProfileSummary summarize_profile(const std::vector<Session::ProfileRecord>& reco
   ProfileSummary s;
   const size_t runs = run_ends.size();
   if (runs == 0 || records.size() <= skip) return s;
-  size_t from = skip;
-  for (size_t end : run_ends) {
-    std::map<std::string, double> ms;
-    for (size_t i = from; i < end && i < records.size(); ++i)
-      ms[records[i].op] += static_cast<double>(records[i].duration_ns) / 1e6;
-    s.run_op_ms.push_back(std::move(ms));
-    from = end;
-  }
+  s.run_op_ms.resize(runs);
   std::map<std::string, double> by_op, by_node;
   std::map<std::string, size_t> op_runs;
+  size_t run = 0;
   for (size_t i = skip; i < records.size(); ++i) {
+    while (run + 1 < runs && i >= run_ends[run]) ++run;
     const Session::ProfileRecord& r = records[i];
-    by_op[r.op] += static_cast<double>(r.duration_ns) / 1e6;
-    by_node[r.node + " (" + r.op + ")"] += static_cast<double>(r.duration_ns) / 1e6;
+    const double ms = static_cast<double>(r.duration_ns) / 1e6;
+    s.run_op_ms[run][r.op] += ms;
+    by_op[r.op] += ms;
+    by_node[r.node + " (" + r.op + ")"] += ms;
     ++op_runs[r.op];
   }
   const double n = static_cast<double>(runs);
@@ -85,6 +82,18 @@ ProfileSummary summarize_profile(const std::vector<Session::ProfileRecord>& reco
   std::sort(s.slowest_nodes.begin(), s.slowest_nodes.end(), larger);
   if (s.slowest_nodes.size() > 10) s.slowest_nodes.resize(10);
   return s;
+}
+
+// {"op":ms,...} from (op, ms) pairs.
+template <typename Pairs>
+std::string json_ms_object(const Pairs& pairs) {
+  std::string out = "{";
+  for (const auto& [op, ms] : pairs) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%.4f", ms);
+    out += (out.size() > 1 ? ",\"" : "\"") + json_escape(op) + "\":" + value;
+  }
+  return out + "}";
 }
 
 }  // namespace
@@ -149,7 +158,7 @@ int cmd_bench(int argc, char** argv) {
     double ms;
     if (Status st = run_once(ms); !st.ok()) return 1;
   }
-  const size_t profile_skip = profiling ? (*session)->profile_records().size() : 0;
+  const size_t profile_skip = profiling ? (*session)->profile_record_count() : 0;
   const bool by_time = args.has("--seconds");
   const double seconds = std::stod(args.get("--seconds").value_or("0"));
   const int runs = std::stoi(args.get("--runs").value_or("50"));
@@ -194,24 +203,9 @@ int cmd_bench(int argc, char** argv) {
   if (args.has("--json")) {
     std::string extra;
     if (profiling) {
-      extra = ",\"profile_file\":\"" + json_escape(profile.file) + "\",\"op_ms\":{";
-      for (size_t i = 0; i < profile.op_ms.size(); ++i) {
-        char value[64];
-        std::snprintf(value, sizeof value, "%.4f", profile.op_ms[i].second);
-        extra += (i ? ",\"" : "\"") + json_escape(profile.op_ms[i].first) + "\":" + value;
-      }
-      extra += "},\"run_op_ms\":[";
-      for (size_t r = 0; r < profile.run_op_ms.size(); ++r) {
-        extra += r ? ",{" : "{";
-        bool first = true;
-        for (const auto& [op, ms] : profile.run_op_ms[r]) {
-          char value[64];
-          std::snprintf(value, sizeof value, "%.4f", ms);
-          extra += (first ? "\"" : ",\"") + json_escape(op) + "\":" + value;
-          first = false;
-        }
-        extra += "}";
-      }
+      extra = ",\"profile_file\":\"" + json_escape(profile.file) + "\",\"op_ms\":" + json_ms_object(profile.op_ms) +
+              ",\"run_op_ms\":[";
+      for (size_t r = 0; r < profile.run_op_ms.size(); ++r) extra += (r ? "," : "") + json_ms_object(profile.run_op_ms[r]);
       extra += "]";
     }
     std::printf(

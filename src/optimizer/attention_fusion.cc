@@ -185,12 +185,6 @@ bool match_key(Graph& graph, Match& m) {
   return true;
 }
 
-// The int64 constant v holds one element, `expected`.
-bool constant_int_is(const Graph& graph, ValueId v, int64_t expected) {
-  const Tensor* t = v == kNoValue ? nullptr : graph.constant(v);
-  return t != nullptr && t->dtype() == DataType::kInt64 && t->num_elements() == 1 && t->data<int64_t>()[0] == expected;
-}
-
 // Whether `cond` is true exactly where key j > query i of an [S, L] score
 // matrix, S = q_len and L = kv_len: Attention's is_causal without a past
 // (upper-left aligned). Trilu's lower triangle (k = 0) of a matrix of
@@ -211,8 +205,10 @@ bool causal_condition(Graph& graph, ValueId cond, const symbolic::DimRef& q_len,
   }
   Node* trilu = lower == kNoValue ? nullptr : rewrite::producer(graph, lower);
   if (trilu == nullptr || !rewrite::is_op(*trilu, "Trilu") || trilu->attr_int("upper", 1) != 0 ||
-      trilu->inputs.empty() || (trilu->inputs.size() > 1 && trilu->inputs[1] != kNoValue &&
-                                !constant_int_is(graph, trilu->inputs[1], 0)))
+      !trilu->has_input(0))
+    return false;
+  std::vector<int64_t> k;  // the diagonal's offset, 0 when absent
+  if (trilu->has_input(1) && !(rewrite::int64_constant(graph, trilu->inputs[1], &k) && k == std::vector<int64_t>{0}))
     return false;
   Node* fill = rewrite::producer(graph, trilu->inputs[0]);
   if (fill == nullptr || !rewrite::is_op(*fill, "ConstantOfShape") || fill->inputs.size() != 1) return false;

@@ -56,6 +56,13 @@ bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value)
   return tensor_scalar(*t, value) && !std::isnan(*value);
 }
 
+bool int64_constant(const Graph& graph, ValueId v, std::vector<int64_t>* out) {
+  const Tensor* t = v == kNoValue ? nullptr : graph.constant(v);
+  if (t == nullptr || !t->is_tensor() || t->dtype() != DataType::kInt64 || t->shape().rank() > 1) return false;
+  out->assign(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
+  return true;
+}
+
 double scale_by_constant(const Graph& graph, const Node& node, ValueId x) {
   if (node.inputs.size() != 2 || node.since_version < 7 || node.inputs[0] == node.inputs[1]) return 0.0;
   const bool div = is_op(node, "Div") && node.inputs[0] == x;

@@ -33,6 +33,9 @@ bool tensor_scalar(const Tensor& t, double* value);
 // output's shape). False otherwise, and for a constant of rank >= 1 when
 // `like`'s rank is not known.
 bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value);
+// The elements of an int64 constant of rank 0 or 1 (axes, shapes, Trilu's
+// k). False when `v` is not one.
+bool int64_constant(const Graph& graph, ValueId v, std::vector<int64_t>* out);
 // The factor `node` multiplies `x` by: 1/c for Div(x, c), c for Mul(x, c)
 // or Mul(c, x), c a finite non-zero scalar constant (constant_scalar());
 // 0 when `node` is not such a scaling of `x`.

@@ -111,13 +111,6 @@ bool step_back(const Graph& graph, const Node& node, ValueId v, int64_t axis, Va
   return false;
 }
 
-bool int64_constant(const Graph& graph, ValueId v, std::vector<int64_t>* out) {
-  const Tensor* t = graph.constant(v);
-  if (t == nullptr || !t->is_tensor() || t->dtype() != DataType::kInt64 || t->shape().rank() > 1) return false;
-  out->assign(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
-  return true;
-}
-
 // Shape(t) (whole, no start/end): axis i of t for element i.
 bool whole_shape_of(const Graph& graph, ValueId shape, ValueId* t) {
   const NodeId p = graph.values[static_cast<size_t>(shape)].producer;
@@ -132,7 +125,7 @@ bool whole_shape_of(const Graph& graph, ValueId shape, ValueId* t) {
 // A scalar or one-element value: Gather(Shape(t), i) or a constant.
 bool scalar_element(const Graph& graph, ValueId v, DimRef* out) {
   std::vector<int64_t> c;
-  if (int64_constant(graph, v, &c)) {
+  if (rewrite::int64_constant(graph, v, &c)) {
     if (c.size() != 1) return false;
     *out = DimRef{kNoValue, -1, c[0]};
     return true;
@@ -142,7 +135,7 @@ bool scalar_element(const Graph& graph, ValueId v, DimRef* out) {
   const Node& node = graph.nodes[static_cast<size_t>(p)];
   if (!rewrite::is_op(node, "Gather") || node.inputs.size() != 2 || node.attr_int("axis", 0) != 0) return false;
   ValueId t = kNoValue;
-  if (!whole_shape_of(graph, node.inputs[0], &t) || !int64_constant(graph, node.inputs[1], &c) || c.size() != 1)
+  if (!whole_shape_of(graph, node.inputs[0], &t) || !rewrite::int64_constant(graph, node.inputs[1], &c) || c.size() != 1)
     return false;
   const int64_t rank = rank_of(graph, t);
   const int64_t axis = c[0] < 0 ? c[0] + rank : c[0];
@@ -154,7 +147,7 @@ bool scalar_element(const Graph& graph, ValueId v, DimRef* out) {
 // One piece of a Concat'ed shape: its elements.
 bool piece_elements(const Graph& graph, ValueId v, std::vector<DimRef>* out) {
   std::vector<int64_t> c;
-  if (int64_constant(graph, v, &c)) {
+  if (rewrite::int64_constant(graph, v, &c)) {
     for (int64_t x : c) out->push_back(DimRef{kNoValue, -1, x});
     return true;
   }
@@ -169,7 +162,7 @@ bool piece_elements(const Graph& graph, ValueId v, std::vector<DimRef>* out) {
   if (rewrite::is_op(node, "Unsqueeze") && node.has_input(0) && rank_of(graph, node.inputs[0]) == 0) {
     // A scalar made 1-D: axes [0], as an attribute (before 13) or input.
     std::vector<int64_t> axes = node.attr_ints("axes");
-    if (node.has_input(1) && !int64_constant(graph, node.inputs[1], &axes)) return false;
+    if (node.has_input(1) && !rewrite::int64_constant(graph, node.inputs[1], &axes)) return false;
     if (axes.size() != 1 || (axes[0] != 0 && axes[0] != -1)) return false;
     DimRef d;
     if (!scalar_element(graph, node.inputs[0], &d)) return false;
