@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <random>
 
+#include "providers/provider_factory.h"  // canonical_provider_name
 #include "switchyard/npy.h"
 
 namespace sy::cli {
@@ -71,6 +72,9 @@ Result<SessionOptions> session_options_from(const Args& args) {
       start = comma + 1;
     }
   }
+  // --provider-option PROVIDER:KEY=VALUE, e.g. cuda:use_tf32=0.
+  for (const std::string& item : args.all("--provider-option"))
+    SY_RETURN_IF_ERROR(apply_provider_option(item, options.providers));
   if (auto f = args.get("--fallback")) {
     FallbackAction a;
     if (*f == "allow") {
@@ -257,6 +261,19 @@ std::string summarize(const Tensor& t) {
   std::snprintf(buf, sizeof buf, " min %.6g max %.6g mean %.6g first [", mn, mx,
                 sum / static_cast<double>(t.num_elements()));
   return s + buf + first + (t.num_elements() > 5 ? ", ...]" : "]");
+}
+
+Result<Device> parse_device_name(const std::string& text) {
+  if (text == "cpu") return kCpuDevice;
+  const std::string prefix = "cuda";
+  if (text.rfind(prefix, 0) != 0) return invalid_argument("expected cpu, cuda or cuda:N; got '" + text + "'");
+  if (text.size() == prefix.size()) return Device{DeviceType::kCuda, 0};
+  char* end = nullptr;
+  const char* digits = text.c_str() + prefix.size() + 1;
+  const long id = std::strtol(digits, &end, 10);
+  if (text[prefix.size()] != ':' || end == digits || *end != '\0' || id < 0 || id > 1023)
+    return invalid_argument("expected cpu, cuda or cuda:N with N from 0 to 1023; got '" + text + "'");
+  return Device{DeviceType::kCuda, static_cast<int32_t>(id)};
 }
 
 std::string format_ms(double ms) {

@@ -49,6 +49,9 @@ Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch
 // "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"
 std::string summarize(const Tensor& t);
 
+// "cpu", "cuda" or "cuda:N" as a Device.
+Result<Device> parse_device_name(const std::string& text);
+
 // "2.31 ms"
 std::string format_ms(double ms);
 

@@ -11,7 +11,7 @@
 namespace sy::cli {
 
 int cmd_doctor(int argc, char** argv) {
-  auto parsed = parse_args(argc, argv, 2, {"--providers", "--threads", "--opt-level", "--min-partition-size"}, {"--strict"});
+  auto parsed = parse_args(argc, argv, 2, {"--providers", "--provider-option", "--threads", "--opt-level", "--min-partition-size"}, {"--strict"});
   if (!parsed.ok() || parsed->positional.size() > 1) {
     std::cerr << (parsed.ok() ? "" : parsed.status().message() + "\n")
               << "usage: switchyard doctor [MODEL] [--providers LIST]\n";

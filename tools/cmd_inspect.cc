@@ -24,7 +24,7 @@ void count_ops(const Graph& graph, std::map<std::string, int>& histogram) {
 }  // namespace
 
 int cmd_inspect(int argc, char** argv) {
-  auto parsed = parse_args(argc, argv, 2, {"--providers", "--fallback", "--threads", "--opt-level", "--max-partitions", "--min-partition-size", "--max-copies"},
+  auto parsed = parse_args(argc, argv, 2, {"--providers", "--provider-option", "--fallback", "--threads", "--opt-level", "--max-partitions", "--min-partition-size", "--max-copies"},
                            {"--strict", "--full-placement"});
   if (!parsed.ok() || parsed->positional.size() != 1) {
     std::cerr << (parsed.ok() ? "" : parsed.status().message() + "\n")

@@ -12,7 +12,7 @@ namespace sy::cli {
 
 int cmd_run(int argc, char** argv) {
   auto parsed = parse_args(argc, argv, 2,
-                           {"--input", "--providers", "--fallback", "--threads", "--opt-level", "--max-partitions",
+                           {"--input", "--providers", "--provider-option", "--fallback", "--threads", "--opt-level", "--max-partitions",
                             "--min-partition-size", "--max-copies", "--dim", "--seed",
                             "--runs", "--save-outputs", "--save-optimized"},
                            {"--strict", "--full-placement", "--show-assignment"});

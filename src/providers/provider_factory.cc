@@ -222,4 +222,20 @@ Result<std::unique_ptr<ExecutionProvider>> create_provider(const std::string& lo
   return invalid_argument("unknown execution provider '" + long_name + "'");
 }
 
+Status apply_provider_option(const std::string& text, std::span<ProviderRequest> requests) {
+  const size_t colon = text.find(':');
+  const size_t eq = text.find('=', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || colon == 0 || eq == std::string::npos || eq == colon + 1)
+    return invalid_argument("--provider-option takes PROVIDER:KEY=VALUE (e.g. cuda:use_tf32=0), got '" + text + "'");
+  const std::string provider = text.substr(0, colon);
+  SY_ASSIGN_OR_RETURN(const std::string wanted, canonical_provider_name(provider));
+  for (ProviderRequest& r : requests) {
+    const Result<std::string> name = canonical_provider_name(r.name);
+    if (!name.ok() || *name != wanted) continue;
+    r.options[text.substr(colon + 1, eq - colon - 1)] = text.substr(eq + 1);
+    return ok_status();
+  }
+  return invalid_argument("--provider-option " + text + ": " + provider + " is not in --providers");
+}
+
 }  // namespace sy

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "providers/provider.h"
+#include "switchyard/session.h"  // ProviderRequest
 #include "switchyard/status.h"
 
 namespace sy {
@@ -29,6 +30,12 @@ std::vector<ProviderInfo> known_providers();
 // The long name for a long name or alias (case-insensitive); an error
 // suggesting the closest known name otherwise.
 Result<std::string> canonical_provider_name(const std::string& user_name);
+
+// Sets one provider option written PROVIDER:KEY=VALUE ("cuda:use_tf32=0",
+// the command lines' --provider-option) on the request of `requests` that
+// names that provider (by any of its names); an error naming the text when
+// it is malformed or names no listed provider.
+Status apply_provider_option(const std::string& text, std::span<ProviderRequest> requests);
 
 // Creates a provider by long name. Providers that are known but not built
 // here, or that cannot load, come back as an object whose availability()

@@ -45,7 +45,8 @@ constexpr const char* kUsage =
     "usage: onnx_node_tests [--node-dir DIR] [--providers cpu[,...]] [--filter SUBSTRING|REGEX]\n"
     "                       [--expectations FILE] [--update-expectations] [--verbose] [--by-op]\n"
     "                       [--jobs N] [--threads N] [--timeout SECONDS] [--manifest FILE]\n"
-    "                       [--reference FILE] [--show-logs]\n"
+    "                       [--reference FILE] [--show-logs] [--strict]\n"
+    "                       [--provider-option PROVIDER:KEY=VALUE ...]\n"
     "\n"
     "Runs every ONNX backend node test in DIR (sorted by name) and compares the\n"
     "results with the expectations file: one line `test_name<TAB>reason` per test\n"
@@ -57,6 +58,9 @@ constexpr const char* kUsage =
     "  --filter PATTERN        run only tests whose name matches (POSIX extended regex,\n"
     "                          or a plain substring when it is not a valid regex)\n"
     "  --skip-unavailable      exit 77 (skipped) when a listed provider cannot run here\n"
+    "  --strict                strict fallback policy: a node the first provider declines fails\n"
+    "                          its test (shape arithmetic kept on the host by design does not)\n"
+    "  --provider-option P:K=V an option for provider P of --providers (cuda:use_tf32=0)\n"
     "  --expectations FILE     default: " SY_CONFORMANCE_EXPECTATIONS_DIR "/<providers>.tsv\n"
     "  --update-expectations   rewrite FILE from this run's results and exit 0\n"
     "  --verbose               one line per test: PASS name / FAIL name: reason\n"
@@ -80,6 +84,8 @@ struct Options {
   bool by_op = false;
   bool show_logs = false;
   bool skip_unavailable = false;
+  bool strict = false;
+  std::vector<std::string> provider_options;
   int jobs = 2;
   int threads = 1;
   int timeout_s = 60;
@@ -131,6 +137,12 @@ bool parse_args(int argc, char** argv, Options* opt, bool* help) {
     else if (arg == "--by-op") opt->by_op = true;
     else if (arg == "--show-logs") opt->show_logs = true;
     else if (arg == "--skip-unavailable") opt->skip_unavailable = true;
+    else if (arg == "--strict") opt->strict = true;
+    else if (arg == "--provider-option") {
+      std::string item;
+      ok = value(&item);
+      if (ok) opt->provider_options.push_back(item);
+    }
     else if (arg == "--jobs" || arg == "-j") ok = int_value(1, &opt->jobs);
     else if (arg == "--threads") ok = int_value(0, &opt->threads);
     else if (arg == "--timeout") ok = int_value(1, &opt->timeout_s);
@@ -154,36 +166,106 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
+// Which of `names` (canonical) can run here, asked in a child process:
+// creating a device provider initializes its driver (cuInit), and a CUDA
+// context does not survive fork(), so the runner's own process must not
+// touch it before forking the tests. Returns one reason per name, empty
+// when available; nullopt when the probe itself failed.
+std::optional<std::vector<std::string>> probe_availability(const std::vector<std::string>& names) {
+  int fds[2];
+  if (pipe(fds) != 0) return std::nullopt;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const std::vector<std::string> available = available_providers();
+    std::string message;
+    for (const std::string& name : names) {
+      std::string reason;
+      if (std::find(available.begin(), available.end(), name) == available.end()) {
+        const ProviderDiagnosis d = diagnose_provider(name);
+        reason = "no " + d.short_name + " device here (" + d.name + "): " + (d.reason.empty() ? "unavailable" : d.reason);
+        std::replace(reason.begin(), reason.end(), '\n', ' ');
+      }
+      message += reason + "\n";
+    }
+    size_t done = 0;
+    while (done < message.size()) {
+      const ssize_t n = write(fds[1], message.data() + done, message.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(3);
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    return std::nullopt;
+  }
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) text.append(buf, static_cast<size_t>(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  std::vector<std::string> reasons;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) reasons.push_back(line);
+  if (reasons.size() != names.size()) return std::nullopt;
+  return reasons;
+}
+
 // Resolves the provider list and refuses providers that cannot load here:
 // a conformance run that silently falls back to CPU would test the wrong thing.
 // With skip_unavailable, an unavailable provider makes it print why and
-// set *skipped instead of failing.
-bool resolve_providers(const std::string& list, std::vector<ProviderRequest>* out, bool skip_unavailable = false,
-                       bool* skipped = nullptr) {
-  const std::vector<std::string> available = available_providers();
+// set *skipped instead of failing. `options` are PROVIDER:KEY=VALUE items.
+bool resolve_providers(const std::string& list, const std::vector<std::string>& options,
+                       std::vector<ProviderRequest>* out, bool skip_unavailable = false, bool* skipped = nullptr) {
+  std::vector<std::string> canonical_names;
   for (const std::string& name : split(list, ',')) {
     Result<std::string> canonical = canonical_provider_name(name);
     if (!canonical.ok()) {
       std::fprintf(stderr, "onnx_node_tests: %s\n", canonical.status().to_string().c_str());
       return false;
     }
-    if (std::find(available.begin(), available.end(), *canonical) == available.end()) {
-      if (skip_unavailable) {
-        // ctest counts exit 77 as skipped, never as passed.
-        const ProviderDiagnosis d = diagnose_provider(*canonical);
-        std::printf("skipped: no %s device here (%s): %s\n0 passed, 0 failed, all skipped\n", d.short_name.c_str(),
-                    d.name.c_str(), d.reason.c_str());
-        *skipped = true;
-        return false;
-      }
-      std::fprintf(stderr, "onnx_node_tests: provider '%s' (%s) is not available here; `switchyard doctor` says why\n",
-                   name.c_str(), canonical->c_str());
-      return false;
-    }
+    canonical_names.push_back(*canonical);
     out->push_back({name, {}});
   }
   if (out->empty()) {
     std::fprintf(stderr, "onnx_node_tests: --providers names no provider\n");
+    return false;
+  }
+  for (const std::string& item : options) {
+    if (Status st = apply_provider_option(item, *out); !st.ok()) {
+      std::fprintf(stderr, "onnx_node_tests: %s\n", st.message().c_str());
+      return false;
+    }
+  }
+  const std::optional<std::vector<std::string>> reasons = probe_availability(canonical_names);
+  if (!reasons) {
+    std::fprintf(stderr, "onnx_node_tests: could not ask a child process which providers can run here\n");
+    return false;
+  }
+  for (size_t k = 0; k < canonical_names.size(); ++k) {
+    const std::string& why = (*reasons)[k];
+    if (why.empty()) continue;
+    if (skip_unavailable) {
+      // ctest counts exit 77 as skipped, never as passed.
+      std::printf("skipped: %s\n0 passed, 0 failed, all skipped\n", why.c_str());
+      *skipped = true;
+      return false;
+    }
+    std::fprintf(stderr, "onnx_node_tests: provider '%s' is not available here (%s); `switchyard doctor` says why\n",
+                 canonical_names[k].c_str(), why.c_str());
     return false;
   }
   return true;
@@ -450,8 +532,10 @@ int run_main(int argc, char** argv) {
 
   TestConfig config;
   config.intra_op_threads = opt.threads;
+  config.strict = opt.strict;
   bool provider_missing = false;
-  if (!resolve_providers(opt.providers, &config.providers, opt.skip_unavailable, &provider_missing))
+  if (!resolve_providers(opt.providers, opt.provider_options, &config.providers, opt.skip_unavailable,
+                         &provider_missing))
     return provider_missing ? 77 : 2;
   if (opt.expectations.empty()) {
     std::string file = opt.providers;

@@ -186,6 +186,7 @@ std::string run_node_test_in(const std::string& test_dir, const TestConfig& conf
   SessionOptions options;
   options.providers = config.providers;
   options.fallback.node_fallthrough = FallbackAction::kAllow;
+  if (config.strict) options.fallback = FallbackPolicy::strict();
   options.intra_op_threads = config.intra_op_threads;
   options.optimization_level = config.optimization_level;
   options.log_level = LogLevel::kError;

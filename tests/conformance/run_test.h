@@ -14,6 +14,9 @@ struct TestConfig {
   std::vector<ProviderRequest> providers;
   int intra_op_threads = 1;
   OptimizationLevel optimization_level = OptimizationLevel::kAll;
+  // Strict fallback policy: a node that falls through from the first
+  // provider, or a provider that cannot load, fails the test.
+  bool strict = false;
   Tolerance tolerance;
 };
 
