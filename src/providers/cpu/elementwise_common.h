@@ -16,7 +16,9 @@
 #if defined(__AVX512F__)
 // GCC 12's AVX-512 headers build "undefined" vectors by self-initialising
 // them, which -W(maybe-)uninitialized flags (as in simd/vec_avx512.h).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #endif
@@ -223,6 +225,22 @@ SY_MATH_INLINE float fast_exp(float x) { return fast_exp_sum(x, 0.0f); }
 // silences).
 typedef float V16f __attribute__((vector_size(64)));
 typedef int32_t V16i __attribute__((vector_size(64)));
+
+// out = v with lane i moved to lane i ^ kXor (kXor 8, 4, 2 or 1): one step
+// of a horizontal fold. GCC and clang spell a constant vector shuffle
+// differently. (Out by reference: a V16f return value is an ABI change GCC
+// warns about in the builds without AVX-512.)
+template <int kXor>
+SY_MATH_INLINE void swap_lanes(const V16f& v, V16f& out) {
+#if defined(__clang__)
+  out = __builtin_shufflevector(v, v, 0 ^ kXor, 1 ^ kXor, 2 ^ kXor, 3 ^ kXor, 4 ^ kXor, 5 ^ kXor, 6 ^ kXor, 7 ^ kXor,
+                                8 ^ kXor, 9 ^ kXor, 10 ^ kXor, 11 ^ kXor, 12 ^ kXor, 13 ^ kXor, 14 ^ kXor, 15 ^ kXor);
+#else
+  const V16i lanes = {0 ^ kXor, 1 ^ kXor, 2 ^ kXor, 3 ^ kXor, 4 ^ kXor, 5 ^ kXor, 6 ^ kXor, 7 ^ kXor,
+                      8 ^ kXor, 9 ^ kXor, 10 ^ kXor, 11 ^ kXor, 12 ^ kXor, 13 ^ kXor, 14 ^ kXor, 15 ^ kXor};
+  out = __builtin_shuffle(v, lanes);
+#endif
+}
 
 // a = e^(a + b) lane-wise: fast_exp_sum's steps without its clamps, for a
 // in [-104, 88.8] (callers clamp where their argument can leave it). The

@@ -12,30 +12,30 @@
 // of the 16 lanes cost as much as the exponentials.
 {
   constexpr int64_t kW = 16;
-  const V16i kSwap8 = {8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7};
-  const V16i kSwap4 = {4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11};
-  const V16i kSwap2 = {2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13};
-  const V16i kSwap1 = {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14};
   // The max or the sum across v's lanes. (A NaN need not win the max: it
   // makes the sum, and so the row, NaN.)
   auto fold_max = [&](const V16f& v) {
     V16f m = v, o;
-    o = __builtin_shuffle(m, kSwap8);
+    swap_lanes<8>(m, o);
     m = m > o ? m : o;
-    o = __builtin_shuffle(m, kSwap4);
+    swap_lanes<4>(m, o);
     m = m > o ? m : o;
-    o = __builtin_shuffle(m, kSwap2);
+    swap_lanes<2>(m, o);
     m = m > o ? m : o;
-    o = __builtin_shuffle(m, kSwap1);
+    swap_lanes<1>(m, o);
     m = m > o ? m : o;
     return m[0];
   };
   auto fold_sum = [&](const V16f& v) {
-    V16f m = v;
-    m += __builtin_shuffle(m, kSwap8);
-    m += __builtin_shuffle(m, kSwap4);
-    m += __builtin_shuffle(m, kSwap2);
-    m += __builtin_shuffle(m, kSwap1);
+    V16f m = v, o;
+    swap_lanes<8>(m, o);
+    m += o;
+    swap_lanes<4>(m, o);
+    m += o;
+    swap_lanes<2>(m, o);
+    m += o;
+    swap_lanes<1>(m, o);
+    m += o;
     return m[0];
   };
   // v = e^v for v <= 0 (s minus the row's max), or NaN. Clamped at -104,

@@ -6,7 +6,9 @@
 
 // GCC 12's AVX-512 headers build "undefined" vectors by self-initialising
 // them (__m512 __Y = __Y), which -W(maybe-)uninitialized flags in our code.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
