@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/mapped_file.h"
 #include "model/external_data.h"
-#include "model/mapped_file.h"
 #include "model/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/mapped_file.h"
 #include "model/external_data.h"
-#include "model/mapped_file.h"
 #include "onnx/onnx_pb.h"
 
 namespace sy {
