@@ -1,11 +1,13 @@
-// Hostile model files (issue 32): what is not a regular file and a path
-// with a NUL byte. Each gets a clear error, quickly.
+// Hostile model files (issue 32): what is not a regular file, a path with a
+// NUL byte, and a few bytes that declare gigabytes. Each gets a clear error,
+// quickly and without the memory.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -86,6 +88,81 @@ TEST(ModelFileTest, PathWithANulByteIsRefused) {
   auto session = Session::create(with_nul);
   ASSERT_FALSE(session.ok());
   EXPECT_NE(session.status().message().find("NUL"), std::string::npos) << session.status().to_string();
+}
+
+// An initializer declaring 1.25e9 floats (5 GB) with no data at all: the
+// whole model is under 100 bytes.
+std::string huge_declared_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(1250000000);
+  testing::set_tensor_type(g->add_output(), "w", onnx::TensorProto::FLOAT, {"1250000000"});
+  std::string bytes;
+  EXPECT_TRUE(m.SerializeToString(&bytes));
+  return bytes;
+}
+
+TEST(ModelFileTest, DeclaredSizeIsCheckedBeforeAllocating) {
+  const std::string bytes = huge_declared_model();
+  EXPECT_LT(bytes.size(), 100u);
+  TempDir dir;
+  testing::write_file(dir.file("huge.onnx"), bytes);
+  // Capped at 512 MB more than the test process maps: allocating the
+  // declared 5 GB would fail (or abort) rather than pass.
+  const auto start = std::chrono::steady_clock::now();
+  auto outcome = testing::run_in_child(
+      [&] {
+        auto model = load_model(dir.file("huge.onnx"));
+        return model.ok() ? std::string("loaded") : model.status().to_string();
+      },
+      /*timeout_seconds=*/20, /*extra_address_space=*/size_t{512} << 20);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(outcome.finished) << outcome.why;
+  EXPECT_NE(outcome.output.find("initializer 'w': float[1250000000] needs 1250000000 values in float_data but it has 0"),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_NE(outcome.output.find(dir.file("huge.onnx")), std::string::npos) << outcome.output;
+  EXPECT_LT(seconds, 5.0);
+}
+
+TEST(ModelFileTest, SparseTensorMayNotExpandWithoutBound) {
+  // No values, dims of 2^30 floats (4 GB): made dense, it would be all zeros.
+  onnx::ModelProto m = testing::relu_model();
+  auto* s = m.mutable_graph()->add_sparse_initializer();
+  s->add_dims(int64_t{1} << 30);
+  s->mutable_values()->set_name("sparse");
+  s->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  s->mutable_values()->add_dims(0);
+  s->mutable_indices()->set_data_type(onnx::TensorProto::INT64);
+  s->mutable_indices()->add_dims(0);
+  std::string bytes;
+  ASSERT_TRUE(m.SerializeToString(&bytes));
+  auto model = load_model_from_bytes(bytes.data(), bytes.size());
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("sparse initializer 'sparse': 0 values would become a dense float[1073741824]"),
+            std::string::npos)
+      << model.status().to_string();
+
+  // Past 16 MB, one value per 1024 elements still loads (32 MB here).
+  s->mutable_dims()->Set(0, 8192 * 1024);
+  s->mutable_values()->mutable_dims()->Set(0, 8192);
+  s->mutable_indices()->mutable_dims()->Set(0, 8192);
+  for (int64_t k = 0; k < 8192; ++k) {
+    s->mutable_values()->add_float_data(1.0f);
+    s->mutable_indices()->add_int64_data(k * 1024);
+  }
+  ASSERT_TRUE(m.SerializeToString(&bytes));
+  model = load_model_from_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  const Tensor* dense = model->graph->constant(model->graph->find_value("sparse"));
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(dense->data<float>()[1024], 1.0f);
+  EXPECT_EQ(dense->data<float>()[1025], 0.0f);
 }
 
 }  // namespace
