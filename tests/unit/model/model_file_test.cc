@@ -1,6 +1,6 @@
 // Hostile model files (issue 32): what is not a regular file, a path with a
-// NUL byte, and a few bytes that declare gigabytes. Each gets a clear error,
-// quickly and without the memory.
+// NUL byte, an IR version from the future, and a few bytes that declare
+// gigabytes. Each gets a clear error, quickly and without the memory.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -88,6 +88,35 @@ TEST(ModelFileTest, PathWithANulByteIsRefused) {
   auto session = Session::create(with_nul);
   ASSERT_FALSE(session.ok());
   EXPECT_NE(session.status().message().find("NUL"), std::string::npos) << session.status().to_string();
+}
+
+TEST(ModelFileTest, IrVersionNewerThanSupportedIsRefused) {
+  TempDir dir;
+  onnx::ModelProto m = testing::relu_model();
+  m.set_ir_version(99);
+  testing::write_model(m, dir.file("future.onnx"));
+  auto future = load_model(dir.file("future.onnx"));
+  ASSERT_FALSE(future.ok());
+  EXPECT_EQ(future.status().code(), StatusCode::kNotImplemented);
+  EXPECT_NE(future.status().message().find(dir.file("future.onnx") + " has ir_version 99, newer than the newest "
+                                                                     "this build supports (13)"),
+            std::string::npos)
+      << future.status().to_string();
+
+  m.set_ir_version(14);
+  std::string bytes;
+  ASSERT_TRUE(m.SerializeToString(&bytes));
+  auto from_bytes = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_FALSE(from_bytes.ok());
+  EXPECT_NE(from_bytes.status().message().find("ir_version 14"), std::string::npos) << from_bytes.status().to_string();
+
+  // Every version up to the newest still loads: 1 (no attribute types yet) and 13.
+  for (int64_t ir : {int64_t{1}, int64_t{3}, int64_t{13}}) {
+    m.set_ir_version(ir);
+    ASSERT_TRUE(m.SerializeToString(&bytes));
+    auto model = load_model_from_bytes(bytes.data(), bytes.size());
+    EXPECT_TRUE(model.ok()) << "ir_version " << ir << ": " << model.status().to_string();
+  }
 }
 
 // An initializer declaring 1.25e9 floats (5 GB) with no data at all: the
