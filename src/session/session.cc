@@ -252,7 +252,8 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     graph.initializers.erase(it);
     value.is_initializer = false;
   }
-  SY_RETURN_IF_ERROR(resolve(graph).with_context(where));
+  SY_ASSIGN_OR_RETURN(const ResolveOptions resolve_options, resolve_options_from_config(options.config));
+  SY_RETURN_IF_ERROR(resolve(graph, resolve_options).with_context(where));
 
   // Metadata describes the model as given, before any rewriting.
   for (ValueId v : graph.inputs) s->input_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
