@@ -66,7 +66,11 @@ struct SessionOptions {
   // Record the time of every node run; end_profiling() writes them.
   bool enable_profiling = false;
   std::string profile_file_prefix = "switchyard_profile";
-  // Free-form key/values (ORT's add_session_config_entry).
+  // Key/values, as ORT's add_session_config_entry sets them. Keys read:
+  //   "session.allow_unknown_attributes": "1" keeps (and ignores) node
+  //     attributes the ONNX spec does not list for the op version; by
+  //     default ("0") such a model is refused with an error naming the
+  //     node and the attribute.
   std::map<std::string, std::string> config;
 };
 

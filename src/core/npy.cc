@@ -7,7 +7,8 @@
 #include <limits>
 #include <memory>
 #include <string_view>
-#include <vector>
+
+#include "core/mapped_file.h"
 
 namespace sy {
 
@@ -248,17 +249,11 @@ Result<Tensor> parse_npy(std::span<const uint8_t> bytes, const std::string& sour
 }
 
 Result<Tensor> load_npy(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) return Status(StatusCode::kNoSuchFile, "cannot open npy file '" + path + "': " + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  for (;;) {
-    const size_t n = std::fread(chunk, 1, sizeof(chunk), file.get());
-    bytes.insert(bytes.end(), chunk, chunk + n);
-    if (n < sizeof(chunk)) break;
-  }
-  if (std::ferror(file.get())) return fail("error reading npy file '" + path + "'");
-  return parse_npy(bytes, path);
+  // parse_npy checks the header's shape against the bytes that follow, so
+  // nothing is allocated beyond what the file holds.
+  auto file = MappedFile::open(path);
+  if (!file.ok()) return file.status().with_context("npy file '" + printable_path(path) + "'");
+  return parse_npy(std::span<const uint8_t>(file.value()->data(), file.value()->size()), path);
 }
 
 Result<std::string> encode_npy(const Tensor& tensor) {

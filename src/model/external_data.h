@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-#include "model/mapped_file.h"
+#include "core/mapped_file.h"
 #include "switchyard/data_type.h"
 #include "switchyard/shape.h"
 #include "switchyard/status.h"

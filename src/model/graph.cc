@@ -1,6 +1,9 @@
 #include "model/graph.h"
 
-#include <algorithm>
+#include <functional>
+#include <queue>
+#include <unordered_set>
+#include <utility>
 
 namespace sy {
 
@@ -111,13 +114,21 @@ void Graph::rename_value(ValueId v, const std::string& new_name) {
   index_[new_name] = v;
 }
 
+namespace {
+
+// Consumer lists are built in node order, so a node reading a value twice
+// would be its list's last entry: no search through a long list (a value
+// read by 100k nodes) is needed to keep each consumer once.
+void add_consumer(std::vector<NodeId>& consumers, NodeId id) {
+  if (consumers.empty() || consumers.back() != id) consumers.push_back(id);
+}
+
+}  // namespace
+
 NodeId Graph::add_node(Node node) {
   const auto id = static_cast<NodeId>(nodes.size());
   for (ValueId in : node.inputs)
-    if (in != kNoValue) {
-      auto& c = values[static_cast<size_t>(in)].consumers;
-      if (std::find(c.begin(), c.end(), id) == c.end()) c.push_back(id);
-    }
+    if (in != kNoValue) add_consumer(values[static_cast<size_t>(in)].consumers, id);
   for (ValueId out : node.outputs)
     if (out != kNoValue) values[static_cast<size_t>(out)].producer = id;
   nodes.push_back(std::move(node));
@@ -152,11 +163,10 @@ void Graph::link_subgraph_inputs() {
         collect_outer_names(*sub, names);
       }
     }
+    std::unordered_set<ValueId> seen;
     for (const std::string& name : names) {
       const ValueId v = find_value(name);
-      if (v != kNoValue && std::find(node.implicit_inputs.begin(), node.implicit_inputs.end(), v) ==
-                               node.implicit_inputs.end())
-        node.implicit_inputs.push_back(v);
+      if (v != kNoValue && seen.insert(v).second) node.implicit_inputs.push_back(v);
     }
   }
   rebuild_links();
@@ -172,10 +182,7 @@ void Graph::rebuild_links() {
     const auto id = static_cast<NodeId>(n);
     for (const auto* list : {&nodes[n].inputs, &nodes[n].implicit_inputs})
       for (ValueId in : *list)
-        if (in != kNoValue) {
-          auto& c = values[static_cast<size_t>(in)].consumers;
-          if (std::find(c.begin(), c.end(), id) == c.end()) c.push_back(id);
-        }
+        if (in != kNoValue) add_consumer(values[static_cast<size_t>(in)].consumers, id);
     for (ValueId out : nodes[n].outputs)
       if (out != kNoValue) values[static_cast<size_t>(out)].producer = id;
   }
@@ -191,43 +198,54 @@ void Graph::compact() {
 }
 
 Result<std::vector<NodeId>> Graph::topological_order() const {
-  // Kahn's algorithm, taking ready nodes in file order so the order is
-  // deterministic and close to what the exporter wrote.
-  std::vector<int> missing(nodes.size(), 0);
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    if (nodes[n].removed) continue;
-    for (const auto* list : {&nodes[n].inputs, &nodes[n].implicit_inputs})
-      for (ValueId in : *list) {
-        if (in == kNoValue) continue;
-        const Value& v = values[static_cast<size_t>(in)];
-        if (v.producer != kNoNode && !nodes[static_cast<size_t>(v.producer)].removed) ++missing[n];
-      }
-  }
-  std::vector<NodeId> order;
-  order.reserve(nodes.size());
-  std::vector<NodeId> ready;
-  for (size_t n = 0; n < nodes.size(); ++n)
-    if (!nodes[n].removed && missing[n] == 0) ready.push_back(static_cast<NodeId>(n));
-  // `ready` is used as a queue sorted by node index.
-  size_t head = 0;
-  while (head < ready.size()) {
-    std::sort(ready.begin() + static_cast<std::ptrdiff_t>(head), ready.end());
-    const NodeId n = ready[head++];
-    order.push_back(n);
-    for (ValueId out : nodes[static_cast<size_t>(n)].outputs) {
-      if (out == kNoValue) continue;
-      for (NodeId c : values[static_cast<size_t>(out)].consumers) {
-        if (nodes[static_cast<size_t>(c)].removed) continue;
-        // A node may consume the same value twice; count each use.
-        const Node& consumer = nodes[static_cast<size_t>(c)];
-        for (const auto* list : {&consumer.inputs, &consumer.implicit_inputs})
-          for (ValueId in : *list)
-            if (in == out && --missing[static_cast<size_t>(c)] == 0) ready.push_back(c);
-      }
+  // Kahn's algorithm, taking ready nodes in file order (smallest index
+  // first) so the order is deterministic and close to what the exporter
+  // wrote. The edges come from the nodes' own input lists, one per use, and
+  // are kept in one flat array: linear in the graph's size, however many
+  // nodes read one value or however many values one node reads.
+  const size_t count = nodes.size();
+  auto live_producer = [&](ValueId in) {
+    if (in == kNoValue) return kNoNode;
+    const NodeId p = values[static_cast<size_t>(in)].producer;
+    return p != kNoNode && !nodes[static_cast<size_t>(p)].removed ? p : kNoNode;
+  };
+  auto for_each_edge = [&](auto&& visit) {
+    for (size_t n = 0; n < count; ++n) {
+      if (nodes[n].removed) continue;
+      for (const auto* list : {&nodes[n].inputs, &nodes[n].implicit_inputs})
+        for (ValueId in : *list) {
+          const NodeId p = live_producer(in);
+          if (p != kNoNode) visit(static_cast<size_t>(p), static_cast<NodeId>(n));
+        }
     }
+  };
+  // The consumers of node p are successors[begin[p] .. begin[p + 1]).
+  std::vector<size_t> begin(count + 1, 0);
+  std::vector<int> missing(count, 0);
+  for_each_edge([&](size_t p, NodeId c) {
+    ++begin[p + 1];
+    ++missing[static_cast<size_t>(c)];
+  });
+  for (size_t n = 0; n < count; ++n) begin[n + 1] += begin[n];
+  std::vector<NodeId> successors(begin[count]);
+  std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+  for_each_edge([&](size_t p, NodeId c) { successors[fill[p]++] = c; });
+
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
+  for (size_t n = 0; n < count; ++n)
+    if (!nodes[n].removed && missing[n] == 0) ready.push(static_cast<NodeId>(n));
+  std::vector<NodeId> order;
+  order.reserve(count);
+  while (!ready.empty()) {
+    const NodeId n = ready.top();
+    ready.pop();
+    order.push_back(n);
+    const auto p = static_cast<size_t>(n);
+    for (size_t e = begin[p]; e < begin[p + 1]; ++e)
+      if (--missing[static_cast<size_t>(successors[e])] == 0) ready.push(successors[e]);
   }
   if (order.size() != num_live_nodes()) {
-    for (size_t n = 0; n < nodes.size(); ++n)
+    for (size_t n = 0; n < count; ++n)
       if (!nodes[n].removed && missing[n] > 0)
         return invalid_graph("the graph has a cycle through " + nodes[n].describe());
   }

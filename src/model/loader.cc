@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/mapped_file.h"
 #include "model/external_data.h"
-#include "model/mapped_file.h"
 #include "model/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 
@@ -170,6 +170,11 @@ Status parse_model(const uint8_t* data, size_t size, const std::string& source, 
   if (!proto->has_ir_version() || proto->ir_version() <= 0)
     return Status(StatusCode::kInvalidProtobuf,
                   source + " has no ir_version; an ONNX model must say which IR version it follows");
+  // A newer IR may change what fields mean; reading it as an older one
+  // could compute something else without a word.
+  if (proto->ir_version() > kNewestIrVersion)
+    return not_implemented(source + " has ir_version " + std::to_string(proto->ir_version()) +
+                           ", newer than the newest this build supports (" + std::to_string(kNewestIrVersion) + ")");
   return ok_status();
 }
 

@@ -18,12 +18,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "model/graph.h"
 #include "switchyard/status.h"
 
 namespace sy {
+
+// The newest ONNX IR version this build reads (13, since ONNX 1.20). Models
+// with a newer one are refused; every older one (1 and up) is read.
+inline constexpr int64_t kNewestIrVersion = 13;
 
 // Reads an .onnx file (memory-mapped when large). External data locations
 // are resolved inside the file's folder. Errors: kNoSuchFile for a missing

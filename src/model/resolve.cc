@@ -36,7 +36,22 @@ Status resolve_saved_fused_node(const Graph& graph, Node& node) {
   return ok_status();
 }
 
-Status resolve_versions(Graph& graph) {
+// An attribute the spec does not list may be a typo, or one from a newer
+// op version, that would be ignored and compute something else in silence.
+Status check_attributes(const Node& node, const OpVersion& version) {
+  for (const Attribute& a : node.attributes) {
+    if (accepts_attribute(version, a.name)) continue;
+    std::string accepted(version.attributes);
+    std::replace(accepted.begin(), accepted.end(), ' ', ',');
+    return invalid_graph(node.describe() + ": unknown attribute '" + a.name + "' for " + node.op_type + "-" +
+                         std::to_string(version.since_version) + " of domain '" + node.domain_name() + "' (" +
+                         (accepted.empty() ? std::string("it takes no attributes") : "it takes " + accepted) +
+                         "); session config '" + kAllowUnknownAttributesKey + "' = '1' ignores such attributes");
+  }
+  return ok_status();
+}
+
+Status resolve_versions(Graph& graph, const ResolveOptions& options) {
   for (Node& node : graph.nodes) {
     if (node.removed) continue;
     if (node.domain == kSavedFusedDomain) {
@@ -61,9 +76,11 @@ Status resolve_versions(Graph& graph) {
                            std::to_string(first) + ")");
     }
     node.since_version = version;
+    const OpVersion* spec = find_op_version(domain, node.op_type, version);
+    if (spec != nullptr && !options.allow_unknown_attributes) SY_RETURN_IF_ERROR(check_attributes(node, *spec));
     for (Attribute& a : node.attributes) {
-      if (a.g) SY_RETURN_IF_ERROR(resolve_versions(*a.g));
-      for (auto& g : a.graphs) SY_RETURN_IF_ERROR(resolve_versions(*g));
+      if (a.g) SY_RETURN_IF_ERROR(resolve_versions(*a.g, options));
+      for (auto& g : a.graphs) SY_RETURN_IF_ERROR(resolve_versions(*g, options));
     }
   }
   return ok_status();
@@ -135,10 +152,21 @@ Status infer_types(Graph& graph) {
   return ok_status();
 }
 
-Status resolve(Graph& graph) {
+Result<ResolveOptions> resolve_options_from_config(const std::map<std::string, std::string>& config) {
+  ResolveOptions options;
+  auto it = config.find(kAllowUnknownAttributesKey);
+  if (it == config.end()) return options;
+  if (it->second != "0" && it->second != "1")
+    return invalid_argument(std::string("session config '") + kAllowUnknownAttributesKey + "' is '" + it->second +
+                            "'; accepted: '0' or '1'");
+  options.allow_unknown_attributes = it->second == "1";
+  return options;
+}
+
+Status resolve(Graph& graph, const ResolveOptions& options) {
   graph.link_subgraph_inputs();
   SY_RETURN_IF_ERROR(check_opsets(graph));
-  SY_RETURN_IF_ERROR(resolve_versions(graph));
+  SY_RETURN_IF_ERROR(resolve_versions(graph, options));
   return infer_types(graph);
 }
 

@@ -4,7 +4,7 @@
 #include <climits>
 #include <string_view>
 
-#include "model/mapped_file.h"
+#include "core/mapped_file.h"
 #include "model/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 

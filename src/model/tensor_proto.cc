@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/mapped_file.h"
 #include "model/external_data.h"
-#include "model/mapped_file.h"
 #include "onnx/onnx_pb.h"
 
 namespace sy {
@@ -21,6 +21,13 @@ namespace {
 // Below this a raw_data buffer is copied rather than taken over: the saving
 // is nil and the tensor then gets the allocator's 64-byte alignment.
 constexpr size_t kTakeOverBytes = 4096;
+
+// A sparse tensor is made dense at load. Its dims are declared, not carried
+// by bytes, so a model of a few bytes could ask for gigabytes of zeros; past
+// this size the dense tensor must be backed by at least one value given per
+// kMaxSparseExpansion elements.
+constexpr uint64_t kSparseDenseFreeBytes = uint64_t{16} << 20;
+constexpr uint64_t kMaxSparseExpansion = 1024;
 
 std::string type_and_shape(DataType dt, const Shape& shape) {
   return std::string(data_type_name(dt)) + shape.to_string();
@@ -45,12 +52,6 @@ Result<Shape> proto_shape(const onnx::TensorProto& proto, DataType dt, const std
   return shape;
 }
 
-Status count_error(const std::string& what, DataType dt, const Shape& shape, const char* field, int64_t have,
-                   int64_t need) {
-  return invalid_graph(what + ": " + type_and_shape(dt, shape) + " needs " + std::to_string(need) + " values in " +
-                       field + " but it has " + std::to_string(have));
-}
-
 template <typename Dst, typename Field>
 void copy_values(const Field& src, Dst* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(src[static_cast<int>(i)]);
@@ -63,118 +64,107 @@ void narrow_int32(const google::protobuf::RepeatedField<int32_t>& src, Dst* dst,
   for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(static_cast<uint32_t>(src[static_cast<int>(i)]));
 }
 
+// The typed field that holds the values of `dt` when there is no raw_data,
+// how many entries it has and how many it needs.
+struct TypedField {
+  const char* name = "";
+  int64_t have = 0;
+  int64_t need = 0;
+  int64_t need_packed = -1;  // the packed byte count, for sub-byte types
+};
+
+TypedField typed_field(const onnx::TensorProto& proto, DataType dt, int64_t n) {
+  switch (dt) {
+    case DataType::kFloat: return {"float_data", proto.float_data_size(), n};
+    case DataType::kComplex64: return {"float_data", proto.float_data_size(), 2 * n};
+    case DataType::kDouble: return {"double_data", proto.double_data_size(), n};
+    case DataType::kComplex128: return {"double_data", proto.double_data_size(), 2 * n};
+    case DataType::kInt64: return {"int64_data", proto.int64_data_size(), n};
+    case DataType::kUint64:
+    case DataType::kUint32: return {"uint64_data", proto.uint64_data_size(), n};
+    case DataType::kString: return {"string_data", proto.string_data_size(), n};
+    case DataType::kUint4:
+    case DataType::kInt4:
+    case DataType::kFloat4E2M1:
+    case DataType::kUint2:
+    case DataType::kInt2:
+      return {"int32_data", proto.int32_data_size(), n, static_cast<int64_t>(storage_bytes(dt, n))};
+    default: return {"int32_data", proto.int32_data_size(), n};
+  }
+}
+
+// Called before the tensor is allocated: a model of a few bytes must not
+// make the loader allocate what its dims declare and only then find that
+// the values are missing.
+Status check_typed_count(const onnx::TensorProto& proto, DataType dt, const Shape& shape, const std::string& what) {
+  const TypedField f = typed_field(proto, dt, shape.num_elements());
+  if (f.have == f.need || f.have == f.need_packed) return ok_status();
+  if (f.need_packed >= 0)
+    return invalid_graph(what + ": " + type_and_shape(dt, shape) + " needs " + std::to_string(f.need) +
+                         " values (one per element) or " + std::to_string(f.need_packed) + " packed bytes in " +
+                         f.name + " but it has " + std::to_string(f.have));
+  return invalid_graph(what + ": " + type_and_shape(dt, shape) + " needs " + std::to_string(f.need) + " values in " +
+                       f.name + " but it has " + std::to_string(f.have));
+}
+
 // Sub-byte types in int32_data: current exporters store the packed bytes
 // (one byte per entry, as in raw_data); older writers stored one element
 // per entry. The entry count tells which.
-Status decode_packed_int32(const onnx::TensorProto& proto, DataType dt, const Shape& shape, int bits,
-                           const std::string& what, uint8_t* dst) {
-  const int64_t n = shape.num_elements();
+void decode_packed_int32(const onnx::TensorProto& proto, DataType dt, int64_t n, int bits, uint8_t* dst) {
   const auto bytes = static_cast<int64_t>(storage_bytes(dt, n));
-  const int64_t have = proto.int32_data_size();
   const int per_byte = 8 / bits;
   const uint32_t mask = (1u << bits) - 1u;
-  if (have == n) {
+  if (proto.int32_data_size() == n) {
     for (int64_t i = 0; i < n; ++i) {
       const uint32_t v = static_cast<uint32_t>(proto.int32_data(static_cast<int>(i))) & mask;
       dst[i / per_byte] = static_cast<uint8_t>(dst[i / per_byte] | (v << (bits * (i % per_byte))));
     }
-    return ok_status();
+    return;
   }
-  if (have == bytes) {
-    for (int64_t i = 0; i < bytes; ++i)
-      dst[i] = static_cast<uint8_t>(static_cast<uint32_t>(proto.int32_data(static_cast<int>(i))) & 0xffu);
-    return ok_status();
-  }
-  return invalid_graph(what + ": " + type_and_shape(dt, shape) + " needs " + std::to_string(n) +
-                       " values (one per element) or " + std::to_string(bytes) +
-                       " packed bytes in int32_data but it has " + std::to_string(have));
+  for (int64_t i = 0; i < bytes; ++i)
+    dst[i] = static_cast<uint8_t>(static_cast<uint32_t>(proto.int32_data(static_cast<int>(i))) & 0xffu);
 }
 
-Status decode_typed(const onnx::TensorProto& proto, const std::string& what, Tensor& t) {
-  const DataType dt = t.dtype();
-  const Shape& shape = t.shape();
+// The value counts were checked by check_typed_count().
+void decode_typed(const onnx::TensorProto& proto, Tensor& t) {
   const int64_t n = t.num_elements();
-  auto check = [&](const char* field, int64_t have, int64_t need) {
-    return have == need ? ok_status() : count_error(what, dt, shape, field, have, need);
-  };
-  switch (dt) {
-    case DataType::kFloat:
-      SY_RETURN_IF_ERROR(check("float_data", proto.float_data_size(), n));
-      copy_values(proto.float_data(), t.data<float>(), n);
-      return ok_status();
-    case DataType::kComplex64:
-      SY_RETURN_IF_ERROR(check("float_data", proto.float_data_size(), 2 * n));
-      copy_values(proto.float_data(), t.data<float>(), 2 * n);
-      return ok_status();
-    case DataType::kDouble:
-      SY_RETURN_IF_ERROR(check("double_data", proto.double_data_size(), n));
-      copy_values(proto.double_data(), t.data<double>(), n);
-      return ok_status();
-    case DataType::kComplex128:
-      SY_RETURN_IF_ERROR(check("double_data", proto.double_data_size(), 2 * n));
-      copy_values(proto.double_data(), t.data<double>(), 2 * n);
-      return ok_status();
-    case DataType::kInt64:
-      SY_RETURN_IF_ERROR(check("int64_data", proto.int64_data_size(), n));
-      copy_values(proto.int64_data(), t.data<int64_t>(), n);
-      return ok_status();
-    case DataType::kUint64:
-      SY_RETURN_IF_ERROR(check("uint64_data", proto.uint64_data_size(), n));
-      copy_values(proto.uint64_data(), t.data<uint64_t>(), n);
-      return ok_status();
-    case DataType::kUint32:
-      SY_RETURN_IF_ERROR(check("uint64_data", proto.uint64_data_size(), n));
-      copy_values(proto.uint64_data(), t.data<uint32_t>(), n);
-      return ok_status();
-    case DataType::kInt32:
-      SY_RETURN_IF_ERROR(check("int32_data", proto.int32_data_size(), n));
-      copy_values(proto.int32_data(), t.data<int32_t>(), n);
-      return ok_status();
-    case DataType::kInt16:
-      SY_RETURN_IF_ERROR(check("int32_data", proto.int32_data_size(), n));
-      narrow_int32(proto.int32_data(), t.data<int16_t>(), n);
-      return ok_status();
+  switch (t.dtype()) {
+    case DataType::kFloat: copy_values(proto.float_data(), t.data<float>(), n); return;
+    case DataType::kComplex64: copy_values(proto.float_data(), t.data<float>(), 2 * n); return;
+    case DataType::kDouble: copy_values(proto.double_data(), t.data<double>(), n); return;
+    case DataType::kComplex128: copy_values(proto.double_data(), t.data<double>(), 2 * n); return;
+    case DataType::kInt64: copy_values(proto.int64_data(), t.data<int64_t>(), n); return;
+    case DataType::kUint64: copy_values(proto.uint64_data(), t.data<uint64_t>(), n); return;
+    case DataType::kUint32: copy_values(proto.uint64_data(), t.data<uint32_t>(), n); return;
+    case DataType::kInt32: copy_values(proto.int32_data(), t.data<int32_t>(), n); return;
+    case DataType::kInt16: narrow_int32(proto.int32_data(), t.data<int16_t>(), n); return;
     case DataType::kUint16:
     case DataType::kFloat16:
-    case DataType::kBfloat16:
-      SY_RETURN_IF_ERROR(check("int32_data", proto.int32_data_size(), n));
-      narrow_int32(proto.int32_data(), t.data<uint16_t>(), n);
-      return ok_status();
-    case DataType::kInt8:
-      SY_RETURN_IF_ERROR(check("int32_data", proto.int32_data_size(), n));
-      narrow_int32(proto.int32_data(), t.data<int8_t>(), n);
-      return ok_status();
+    case DataType::kBfloat16: narrow_int32(proto.int32_data(), t.data<uint16_t>(), n); return;
+    case DataType::kInt8: narrow_int32(proto.int32_data(), t.data<int8_t>(), n); return;
     case DataType::kUint8:
     case DataType::kFloat8E4M3FN:
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
     case DataType::kFloat8E5M2FNUZ:
-    case DataType::kFloat8E8M0:
-      SY_RETURN_IF_ERROR(check("int32_data", proto.int32_data_size(), n));
-      narrow_int32(proto.int32_data(), t.data<uint8_t>(), n);
-      return ok_status();
+    case DataType::kFloat8E8M0: narrow_int32(proto.int32_data(), t.data<uint8_t>(), n); return;
     case DataType::kBool: {
-      SY_RETURN_IF_ERROR(check("int32_data", proto.int32_data_size(), n));
       auto* dst = t.data<uint8_t>();
       for (int64_t i = 0; i < n; ++i) dst[i] = proto.int32_data(static_cast<int>(i)) != 0 ? 1 : 0;
-      return ok_status();
+      return;
     }
     case DataType::kUint4:
     case DataType::kInt4:
-    case DataType::kFloat4E2M1:
-      return decode_packed_int32(proto, dt, shape, 4, what, t.data<uint8_t>());
+    case DataType::kFloat4E2M1: decode_packed_int32(proto, t.dtype(), n, 4, t.data<uint8_t>()); return;
     case DataType::kUint2:
-    case DataType::kInt2:
-      return decode_packed_int32(proto, dt, shape, 2, what, t.data<uint8_t>());
+    case DataType::kInt2: decode_packed_int32(proto, t.dtype(), n, 2, t.data<uint8_t>()); return;
     case DataType::kString: {
-      SY_RETURN_IF_ERROR(check("string_data", proto.string_data_size(), n));
       auto* dst = t.data<std::string>();
       for (int64_t i = 0; i < n; ++i) dst[i] = proto.string_data(static_cast<int>(i));
-      return ok_status();
+      return;
     }
-    case DataType::kUndefined: break;
+    case DataType::kUndefined: return;
   }
-  return invalid_graph(what + ": the tensor has no data_type");
 }
 
 Result<Tensor> allocate_for(DataType dt, const Shape& shape, const std::string& what) {
@@ -202,8 +192,9 @@ Result<Tensor> decode(const onnx::TensorProto& proto, std::string* raw_owner, co
 
   const size_t bytes = storage_bytes(dt, shape.num_elements());
   if (!proto.has_raw_data()) {
+    SY_RETURN_IF_ERROR(check_typed_count(proto, dt, shape, what));
     SY_ASSIGN_OR_RETURN(Tensor t, allocate_for(dt, shape, what));
-    SY_RETURN_IF_ERROR(decode_typed(proto, what, t));
+    decode_typed(proto, t);
     return t;
   }
 
@@ -275,6 +266,13 @@ Result<Tensor> tensor_from_sparse_proto(const onnx::SparseTensorProto& proto, co
     return invalid_graph(what + ": indices of shape " + indices.shape().to_string() + " do not fit " +
                          std::to_string(nnz) + " values of a rank-" + std::to_string(rank) + " tensor");
 
+  const uint64_t dense_bytes = storage_bytes(dt, total);
+  const auto per_value = static_cast<uint64_t>(total / std::max<int64_t>(nnz, 1));
+  if (dense_bytes > kSparseDenseFreeBytes && per_value > kMaxSparseExpansion)
+    return invalid_graph(what + ": " + std::to_string(nnz) + " values would become a dense " +
+                         type_and_shape(dt, shape) + " of " + std::to_string(dense_bytes) +
+                         " bytes; past " + std::to_string(kSparseDenseFreeBytes) + " bytes a sparse tensor needs " +
+                         "a value for every " + std::to_string(kMaxSparseExpansion) + " elements");
   SY_ASSIGN_OR_RETURN(Tensor dense, allocate_for(dt, shape, what));
   const int64_t* idx = indices.data<int64_t>();
   const size_t esize = element_size(dt);

@@ -1,7 +1,12 @@
 #include "session/execution_plan.h"
 
 #include <algorithm>
-
+#include <functional>
+#include <iterator>
+#include <map>
+#include <queue>
+#include <set>
+#include <utility>
 
 namespace sy {
 namespace {
@@ -87,13 +92,26 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
 
   // Greedy slot assignment in step order. A slot freed by step s can be
   // reused from step s+1 on: a kernel reads its inputs while writing outputs.
-  std::vector<int> slot_free_after;    // per slot: last step that uses it
-  std::vector<size_t> slot_estimate;   // per slot: largest static size seen (0: unknown)
+  // Free slots are kept per allocator, ordered by size estimate and index,
+  // and busy ones in a queue by the step after which they free up, so that
+  // a step with many values alive (one read by thousands of nodes) does not
+  // look through every slot for each output.
+  std::vector<size_t> slot_estimate;  // per slot: largest static size seen (0: unknown)
+  using FreeSlots = std::set<std::pair<size_t, int>>;  // (estimate, slot)
+  std::map<Allocator*, FreeSlots> free_slots;
+  using Busy = std::pair<int, int>;  // (last step that uses it, slot)
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
+    while (!busy.empty() && busy.top().first < static_cast<int>(s)) {
+      const int k = busy.top().second;
+      busy.pop();
+      free_slots[plan.slots[static_cast<size_t>(k)].allocator].emplace(slot_estimate[static_cast<size_t>(k)], k);
+    }
     const PlanStep& step = plan.steps[s];
     Allocator* alloc = step.node_ptr->op_type == kCopyToHostOp && step.node_ptr->domain == kSwitchyardDomain
                            ? cpu_allocator()
                            : providers[static_cast<size_t>(step.provider)]->allocator();
+    FreeSlots& free = free_slots[alloc];
     for (ValueId out : step.outputs) {
       ValuePlan& vp = plan.values[static_cast<size_t>(out)];
       vp.allocator = alloc;
@@ -104,30 +122,22 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
       vp.storage = ValueStorage::kSlot;
       const int end = std::max(last_use[static_cast<size_t>(out)], static_cast<int>(s));
       // Best fit by the statically known size, when there is one: the
-      // smallest free slot that is big enough, else the biggest free one.
+      // smallest free slot that is big enough, else the biggest free one;
+      // the lowest index among equals.
       const ValueType& type = graph.values[static_cast<size_t>(out)].type;
       const size_t estimate = type.is_static() ? storage_bytes(type.dtype, type.static_shape().num_elements()) : 0;
       int chosen = -1;
-      for (size_t k = 0; k < plan.slots.size(); ++k) {
-        if (plan.slots[k].allocator != alloc || slot_free_after[k] >= static_cast<int>(s)) continue;
-        if (chosen < 0) {
-          chosen = static_cast<int>(k);
-          continue;
-        }
-        const size_t have = slot_estimate[static_cast<size_t>(chosen)];
-        const size_t cand = slot_estimate[k];
-        const bool cand_fits = cand >= estimate;
-        const bool have_fits = have >= estimate;
-        if ((cand_fits && (!have_fits || cand < have)) || (!cand_fits && !have_fits && cand > have))
-          chosen = static_cast<int>(k);
-      }
-      if (chosen < 0) {
+      if (!free.empty()) {
+        auto fit = free.lower_bound({estimate, -1});
+        if (fit == free.end()) fit = free.lower_bound({std::prev(free.end())->first, -1});
+        chosen = fit->second;
+        free.erase(fit);
+      } else {
         chosen = static_cast<int>(plan.slots.size());
         plan.slots.push_back({alloc});
-        slot_free_after.push_back(end);
         slot_estimate.push_back(0);
       }
-      slot_free_after[static_cast<size_t>(chosen)] = end;
+      busy.emplace(end, chosen);
       slot_estimate[static_cast<size_t>(chosen)] = std::max(slot_estimate[static_cast<size_t>(chosen)], estimate);
       vp.slot = chosen;
     }

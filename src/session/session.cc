@@ -114,6 +114,21 @@ class FrameKernelContext final : public KernelContext {
   const PlanStep* step_ = nullptr;
 };
 
+// For each requested output, the position of the first request of the same
+// value (its own when it is the first). Sorted, so that many outputs cost
+// n log n rather than a search through the earlier requests for each.
+std::vector<size_t> first_requests(const std::vector<ValueId>& wanted) {
+  std::vector<std::pair<ValueId, size_t>> by_value(wanted.size());
+  for (size_t k = 0; k < wanted.size(); ++k) by_value[k] = {wanted[k], k};
+  std::sort(by_value.begin(), by_value.end());
+  std::vector<size_t> first(wanted.size());
+  for (size_t i = 0; i < by_value.size(); ++i) {
+    const bool repeat = i > 0 && by_value[i].first == by_value[i - 1].first;
+    first[by_value[i].second] = repeat ? first[by_value[i - 1].second] : by_value[i].second;
+  }
+  return first;
+}
+
 }  // namespace
 
 // ---- creation ---------------------------------------------------------------
@@ -252,7 +267,8 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     graph.initializers.erase(it);
     value.is_initializer = false;
   }
-  SY_RETURN_IF_ERROR(resolve(graph).with_context(where));
+  SY_ASSIGN_OR_RETURN(const ResolveOptions resolve_options, resolve_options_from_config(options.config));
+  SY_RETURN_IF_ERROR(resolve(graph, resolve_options).with_context(where));
 
   // Metadata describes the model as given, before any rewriting.
   for (ValueId v : graph.inputs) s->input_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
@@ -360,6 +376,10 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   s->pool = std::make_unique<ThreadPool>(threads);
 
   for (ValueId v : graph.inputs) s->input_values.push_back(v);
+  for (size_t i = 0; i < s->input_infos.size(); ++i) s->input_index.emplace(s->input_infos[i].name, i);
+  for (size_t i = 0; i < s->overridable_infos.size(); ++i) s->overridable_index.emplace(s->overridable_infos[i].name, i);
+  for (ValueId v : graph.outputs) s->output_value.emplace(graph.values[static_cast<size_t>(v)].name, v);
+  s->output_first_request = first_requests(graph.outputs);
   plan_io_binding_routes(*s, graph);
 
   ModelMetadata& md = s->metadata;
@@ -474,15 +494,13 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     wanted = graph.outputs;
   } else {
     for (const std::string& name : output_names) {
-      ValueId found = kNoValue;
-      for (ValueId v : graph.outputs)
-        if (graph.values[static_cast<size_t>(v)].name == name) found = v;
-      if (found == kNoValue) {
+      auto found = output_value.find(name);
+      if (found == output_value.end()) {
         std::string known;
         for (const ValueInfo& o : output_infos) known += (known.empty() ? "" : ", ") + o.name;
         return invalid_argument("unknown output '" + name + "'; the model's outputs are: " + known);
       }
-      wanted.push_back(found);
+      wanted.push_back(found->second);
     }
   }
 
@@ -500,10 +518,17 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
 
   // Bind feeds.
   std::vector<bool> bound(input_values.size(), false);
-  for (const auto& [name, tensor] : feeds) {
-    bool matched = false;
-    for (size_t i = 0; i < input_values.size(); ++i) {
-      if (input_infos[i].name != name) continue;
+  // Feeds usually come in the model's input order, so a feed's own position
+  // is tried before the name map.
+  auto input_position = [&](const std::string& name, size_t hint) -> std::optional<size_t> {
+    if (hint < input_infos.size() && input_infos[hint].name == name) return hint;
+    auto it = input_index.find(name);
+    return it == input_index.end() ? std::nullopt : std::optional<size_t>(it->second);
+  };
+  for (size_t f = 0; f < feeds.size(); ++f) {
+    const auto& [name, tensor] = feeds[f];
+    if (const std::optional<size_t> input = input_position(name, f)) {
+      const size_t i = *input;
       SY_RETURN_IF_ERROR(check_feed(input_infos[i], graph.values[static_cast<size_t>(input_values[i])].type, tensor));
       if (tensor.is_tensor() && !tensor.device().is_cpu()) {
         SY_ASSIGN_OR_RETURN(frame->values[static_cast<size_t>(input_values[i])], place_feed(i, tensor));
@@ -511,16 +536,12 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
         frame->values[static_cast<size_t>(input_values[i])] = tensor;
       }
       bound[i] = true;
-      matched = true;
-    }
-    for (size_t i = 0; i < overridable.size() && !matched; ++i) {
-      if (overridable_infos[i].name != name) continue;
+    } else if (auto over = overridable_index.find(name); over != overridable_index.end()) {
+      const size_t i = over->second;
       SY_RETURN_IF_ERROR(
           check_feed(overridable_infos[i], graph.values[static_cast<size_t>(overridable[i].first)].type, tensor));
       frame->values[static_cast<size_t>(overridable[i].first)] = tensor;
-      matched = true;
-    }
-    if (!matched) {
+    } else {
       std::string known;
       for (const ValueInfo& in : input_infos) known += (known.empty() ? "" : ", ") + in.name;
       return invalid_argument("unknown input '" + name + "'; the model's inputs are: " + known);
@@ -589,11 +610,14 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
 
   std::vector<Tensor> results;
   results.reserve(wanted.size());
+  // Computed at creation for the common request, every output.
+  std::vector<size_t> named_first_request;
+  if (!output_names.empty()) named_first_request = first_requests(wanted);
+  const std::vector<size_t>& first_request = output_names.empty() ? output_first_request : named_first_request;
   for (size_t k = 0; k < wanted.size(); ++k) {
     const ValueId v = wanted[k];
     const ValuePlan& vp = plan.values[static_cast<size_t>(v)];
-    size_t earlier = 0;
-    while (earlier < k && wanted[earlier] != v) ++earlier;
+    const size_t earlier = first_request[k];
     const Device where = k < device_outputs.size() ? device_outputs[k] : kCpuDevice;
     if (!where.is_cpu()) {
       // In memory of its own on the device: the frame's buffers are reused.

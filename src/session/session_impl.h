@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/logging.h"
@@ -77,6 +78,15 @@ class Session::Impl {
   std::vector<ValueId> input_values;
   // Overridable initializers: value and default.
   std::vector<std::pair<ValueId, Tensor>> overridable;
+  // Names to positions in input_values and overridable, and to the values
+  // of graph outputs: a run binding many feeds or asking for many outputs
+  // does no searching.
+  std::unordered_map<std::string, size_t> input_index;
+  std::unordered_map<std::string, size_t> overridable_index;
+  std::unordered_map<std::string, ValueId> output_value;
+  // Per graph output: the first position holding the same value (a model
+  // may list one output twice; the second gets a copy).
+  std::vector<size_t> output_first_request;
 
   // IoBinding routes, worked out once at creation so that a run does no
   // searching. Per graph input: the device on which a feed is used without

@@ -132,7 +132,11 @@ Result<std::vector<Tensor>> NodeTest::run() {
     node_.outputs.push_back(v);
   }
   const NodeId id = graph_.add_node(node_);
-  SY_RETURN_IF_ERROR(resolve(graph_));
+  // Kernel tests also give nodes the private sy_* attributes the optimizer
+  // writes, which the spec does not list.
+  ResolveOptions resolve_options;
+  resolve_options.allow_unknown_attributes = true;
+  SY_RETURN_IF_ERROR(resolve(graph_, resolve_options));
   const Node& node = graph_.nodes[static_cast<size_t>(id)];
   std::string reason;
   const KernelDef* def = cpu::cpu_kernel_registry().find(graph_, node, reason);

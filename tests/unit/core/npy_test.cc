@@ -1,6 +1,7 @@
 #include "switchyard/npy.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include <iterator>
 #include <limits>
 #include <string>
+
+#include "testing/child_process.h"
 
 namespace sy {
 namespace {
@@ -259,7 +262,54 @@ TEST_F(NpyFiles, RefusesBadHeaders) {
   expect_load_error(write_v1("overflow.npy",
                              "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}", data),
                     "overflows");
-  expect_load_error(path("does_not_exist.npy"), "cannot open");
+  expect_load_error(path("does_not_exist.npy"), "No such file");
+}
+
+// The load runs in a child process: a reader that blocks on the FIFO or
+// reads /dev/zero without end fails the test instead of hanging it.
+std::string load_error_in_child(const std::string& p) {
+  auto outcome = testing::run_in_child(
+      [&] {
+        auto t = load_npy(p);
+        return t.ok() ? std::string("loaded") : t.status().to_string();
+      },
+      /*timeout_seconds=*/20, /*extra_address_space=*/size_t{256} << 20);
+  EXPECT_TRUE(outcome.finished) << "load_npy(" << p << ") " << outcome.why;
+  return outcome.output;
+}
+
+TEST_F(NpyFiles, RefusesWhatIsNotARegularFile) {
+  const std::string fifo = path("fifo.npy");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string error = load_error_in_child(fifo);
+  EXPECT_NE(error.find("FIFO"), std::string::npos) << error;
+  EXPECT_NE(error.find(fifo), std::string::npos) << error;
+
+  error = load_error_in_child("/dev/zero");
+  EXPECT_NE(error.find("/dev/zero is a character device, not a regular file"), std::string::npos) << error;
+
+  expect_load_error(dir_.string(), "is a directory");
+}
+
+TEST_F(NpyFiles, RefusesAPathWithANulByte) {
+  const std::string good = write("good.npy", read_bytes(data_file("float32_2x3.npy")));
+  ASSERT_TRUE(load_npy(good).ok());
+  // The C library would stop at the NUL and open good.npy.
+  const std::string with_nul = good + std::string("\0.trailing", 10);
+  auto t = load_npy(with_nul);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("NUL"), std::string::npos) << t.status().to_string();
+  EXPECT_NE(t.status().message().find(good + "\\0.trailing"), std::string::npos) << t.status().to_string();
+}
+
+TEST_F(NpyFiles, DeclaredShapeIsCheckedBeforeAllocating) {
+  // 16 GB declared, 8 bytes given: refused from the header, with the child
+  // capped to 256 MB more than it has, so an allocation would fail.
+  const std::string p = write_v1("huge.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000,), }",
+                                 std::string(8, '\0'));
+  const std::string error = load_error_in_child(p);
+  EXPECT_NE(error.find("needs 16000000000 bytes of data but the file has 8"), std::string::npos) << error;
 }
 
 TEST(Npy, SaveRefusesWhatNpyCannotHold) {

@@ -1,4 +1,4 @@
-#include "model/mapped_file.h"
+#include "core/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -34,19 +34,57 @@ Status open_error(const std::string& path, int err) {
   return Status(StatusCode::kNoSuchFile, "cannot open " + path + ": " + std::strerror(err));
 }
 
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISLNK(mode)) return "a symbolic link, which is not followed here";
+  return "of an unknown kind";
+}
+
+Status require_regular(const std::string& path, mode_t mode) {
+  if (S_ISREG(mode)) return ok_status();
+  return invalid_argument(path + " is " + file_kind(mode) + ", not a regular file; only regular files are read");
+}
+
+Status refuse_nul(const std::string& path) {
+  if (path.find('\0') == std::string::npos) return ok_status();
+  return invalid_argument("the path '" + printable_path(path) +
+                          "' contains a NUL byte; the file it names cannot be opened as given");
+}
+
 }  // namespace
 
+std::string printable_path(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  for (char c : path) {
+    if (c == '\0') out += "\\0";
+    else out += c;
+  }
+  return out;
+}
+
 Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, const Options& options) {
-  int flags = O_RDONLY | O_CLOEXEC;
+  SY_RETURN_IF_ERROR(refuse_nul(path));
+  // Checked before the open: opening a FIFO for reading blocks until a
+  // writer comes, and a device may never end.
+  struct stat st {};
+  const int stat_result = options.no_follow ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st);
+  if (stat_result != 0) return open_error(path, errno);
+  SY_RETURN_IF_ERROR(require_regular(path, st.st_mode));
+
+  int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
   if (options.no_follow) flags |= O_NOFOLLOW;
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0) return open_error(path, errno);
   FdCloser closer(fd);
 
-  struct stat st {};
+  // The path may name another file by now; what counts is the one opened.
   if (::fstat(fd, &st) != 0) return open_error(path, errno);
-  if (S_ISDIR(st.st_mode)) return invalid_argument(path + " is a directory, not a file");
-  if (!S_ISREG(st.st_mode)) return invalid_argument(path + " is not a regular file");
+  SY_RETURN_IF_ERROR(require_regular(path, st.st_mode));
 
   std::shared_ptr<MappedFile> file(new MappedFile());
   file->path_ = path;
@@ -87,6 +125,7 @@ MappedFile::~MappedFile() {
 }
 
 Status write_file(const std::string& path, std::string_view bytes) {
+  SY_RETURN_IF_ERROR(refuse_nul(path));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Status(StatusCode::kNoSuchFile, "cannot open " + path + " for writing");
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

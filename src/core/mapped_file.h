@@ -1,5 +1,15 @@
 // MappedFile: the bytes of a whole file, memory-mapped (or read into memory
 // when small), kept alive by shared_ptr so that tensors can view into it.
+//
+// Every file Switchyard reads (models, external data, .npy and .pb tensors)
+// comes through here, so the checks on untrusted paths live in one place:
+// a path with an embedded NUL is refused (the C library would open a
+// shorter one), and only regular files are opened. A FIFO, a socket or a
+// device such as /dev/zero would hang the reader or feed it without end;
+// they are refused from a stat() before the open, and the open itself does
+// not block (O_NONBLOCK) in case one is swapped in between. The size the
+// caller sees is the file's, so a size declared inside the file can be
+// checked against it before anything is allocated.
 #pragma once
 
 #include <sys/types.h>
@@ -30,7 +40,8 @@ class MappedFile {
   };
 
   // Errors: kNoSuchFile when the file is missing or cannot be opened;
-  // kInvalidArgument for a directory or another non-regular file.
+  // kInvalidArgument for a path with a NUL byte, a directory or another
+  // file that is not a regular one (FIFO, socket, device).
   static Result<std::shared_ptr<MappedFile>> open(const std::string& path, const Options& options);
   static Result<std::shared_ptr<MappedFile>> open(const std::string& path) { return open(path, Options{}); }
 
@@ -58,6 +69,9 @@ class MappedFile {
   dev_t dev_ = 0;
   ino_t ino_ = 0;
 };
+
+// The path as it can be shown in a message: an embedded NUL byte as "\0".
+std::string printable_path(std::string_view path);
 
 // The other direction: writes `bytes` as the whole file at `path`
 // (replacing it). kNoSuchFile when it cannot be opened.

@@ -1,0 +1,146 @@
+// Attributes of standard ops are checked against the spec's list for the
+// op version (tools/gen_op_versions.py reads it from Changelog.md): one the
+// spec does not list is an error naming node and attribute, unless the
+// session config says to ignore such attributes.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/loader.h"
+#include "model/resolve.h"
+#include "switchyard/session.h"
+#include "testing/model_builder.h"
+#include "testing/node_test.h"
+
+namespace sy {
+namespace {
+
+using testing::make_tensor;
+using testing::ModelBuilder;
+
+std::string relu_with_alpha() {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {3});
+  b.node("Relu", {"x"}, {"y"}, {{"alpha", 0.5f}}, "relu_with_alpha");
+  b.output("y", DataType::kFloat, {3});
+  return b.build();
+}
+
+TEST(AttributeCheckTest, UnknownAttributeIsAnErrorNamingNodeAndAttribute) {
+  const std::string bytes = relu_with_alpha();
+  auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kInvalidGraph);
+  EXPECT_NE(session.status().message().find("node 'relu_with_alpha' (Relu): unknown attribute 'alpha' for Relu-14 "
+                                            "of domain 'ai.onnx' (it takes no attributes)"),
+            std::string::npos)
+      << session.status().to_string();
+  EXPECT_NE(session.status().message().find("session.allow_unknown_attributes"), std::string::npos)
+      << session.status().to_string();
+}
+
+TEST(AttributeCheckTest, ConfigKeyLetsTheModelLoadAndTheAttributeIsIgnored) {
+  const std::string bytes = relu_with_alpha();
+  SessionOptions options;
+  options.config["session.allow_unknown_attributes"] = "1";
+  auto session = Session::create_from_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  auto out = (*session)->run({{"x", make_tensor<float>({3}, {-1.0f, 0.0f, 2.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  // Relu, not a leaky one with slope 0.5.
+  EXPECT_EQ(testing::to_vector<float>(out->at(0)), (std::vector<float>{0.0f, 0.0f, 2.0f}));
+
+  options.config["session.allow_unknown_attributes"] = "0";
+  EXPECT_FALSE(Session::create_from_bytes(bytes.data(), bytes.size(), options).ok());
+
+  options.config["session.allow_unknown_attributes"] = "yes";
+  auto bad_value = Session::create_from_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_FALSE(bad_value.ok());
+  EXPECT_NE(bad_value.status().message().find("'session.allow_unknown_attributes' is 'yes'; accepted: '0' or '1'"),
+            std::string::npos)
+      << bad_value.status().to_string();
+}
+
+TEST(AttributeCheckTest, ErrorListsTheAttributesOfThatOpVersion) {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, 1, 4, 4});
+  b.initializer("w", make_tensor<float>({1, 1, 1, 1}, {2.0f}));
+  b.node("Conv", {"x", "w"}, {"y"}, {{"stride", std::vector<int64_t>{2, 2}}}, "conv_typo");
+  b.output("y", DataType::kFloat, {1, 1, 4, 4});
+  const std::string bytes = b.build();
+  auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("node 'conv_typo' (Conv): unknown attribute 'stride' for Conv-11 of domain "
+                                            "'ai.onnx' (it takes auto_pad,dilations,group,kernel_shape,pads,strides)"),
+            std::string::npos)
+      << session.status().to_string();
+}
+
+Status resolve_bytes(const std::string& bytes) {
+  auto model = load_model_from_bytes(bytes.data(), bytes.size());
+  if (!model.ok()) return model.status();
+  return resolve(*model->graph);
+}
+
+TEST(AttributeCheckTest, ListsArePerOpVersion) {
+  // consumed_inputs belongs to Relu-1 (opset 1 to 5) only.
+  for (int64_t opset : {int64_t{5}, int64_t{6}}) {
+    ModelBuilder b(opset);
+    b.input("x", DataType::kFloat, {3});
+    b.node("Relu", {"x"}, {"y"}, {{"consumed_inputs", std::vector<int64_t>{0}}}, "old_relu");
+    b.output("y", DataType::kFloat, {3});
+    Status st = resolve_bytes(b.build());
+    if (opset == 5) {
+      EXPECT_TRUE(st.ok()) << st.to_string();
+    } else {
+      ASSERT_FALSE(st.ok());
+      EXPECT_NE(st.message().find("unknown attribute 'consumed_inputs' for Relu-6"), std::string::npos) << st.to_string();
+    }
+  }
+}
+
+TEST(AttributeCheckTest, NodesInsideSubgraphsAreChecked) {
+  ModelBuilder then_branch(17);
+  then_branch.node("Identity", {"x"}, {"t"}, {{"bogus", int64_t{1}}}, "inner_identity");
+  then_branch.output("t", DataType::kFloat, {2});
+  ModelBuilder else_branch(17);
+  else_branch.node("Neg", {"x"}, {"e"});
+  else_branch.output("e", DataType::kFloat, {2});
+  ModelBuilder b(17);
+  b.input("cond", DataType::kBool, {});
+  b.input("x", DataType::kFloat, {2});
+  b.node("If", {"cond"}, {"y"}, {{"then_branch", then_branch}, {"else_branch", else_branch}}, "if");
+  b.output("y", DataType::kFloat, {2});
+  Status st = resolve_bytes(b.build());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("node 'inner_identity' (Identity): unknown attribute 'bogus'"), std::string::npos)
+      << st.to_string();
+}
+
+TEST(AttributeCheckTest, SwitchyardDomainIsNotChecked) {
+  // An optimized model Switchyard saved: a Conv with a fused activation is
+  // written in com.switchyard with its private sy_* attributes.
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, 1, 2, 2});
+  b.initializer("w", make_tensor<float>({1, 1, 1, 1}, {2.0f}));
+  b.node("Conv", {"x", "w"}, {"y"}, {{"sy_activation", "Relu"}}, "fused");
+  b.output("y", DataType::kFloat, {1, 1, 2, 2});
+  const std::string bytes = b.build();
+  auto model = load_model_from_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  Status st = resolve(*model->graph);
+  ASSERT_FALSE(st.ok());  // as an ai.onnx Conv
+  EXPECT_NE(st.message().find("unknown attribute 'sy_activation'"), std::string::npos) << st.to_string();
+
+  model = load_model_from_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  model->graph->nodes[0].domain = "com.switchyard";
+  st = resolve(*model->graph);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(model->graph->nodes[0].domain, "");
+  EXPECT_EQ(model->graph->nodes[0].since_version, 11);
+}
+
+}  // namespace
+}  // namespace sy
