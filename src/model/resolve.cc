@@ -36,17 +36,49 @@ Status resolve_saved_fused_node(const Graph& graph, Node& node) {
   return ok_status();
 }
 
+// The spec's word for an attribute type (Changelog.md's "#### Attributes"
+// blocks, as tools/gen_op_versions.py copies them).
+std::string_view spec_type_word(AttributeType type) {
+  switch (type) {
+    case AttributeType::kFloat: return "float";
+    case AttributeType::kInt: return "int";
+    case AttributeType::kString: return "string";
+    case AttributeType::kTensor: return "tensor";
+    case AttributeType::kGraph: return "graph";
+    case AttributeType::kFloats: return "floats";
+    case AttributeType::kInts: return "ints";
+    case AttributeType::kStrings: return "strings";
+    case AttributeType::kTensors: return "tensors";
+    case AttributeType::kGraphs: return "graphs";
+    case AttributeType::kSparseTensor: return "sparse_tensor";
+    case AttributeType::kTypeProto: return "type_proto";
+    case AttributeType::kTypeProtos: return "type_protos";
+    case AttributeType::kUndefined: break;
+  }
+  return "undefined";
+}
+
 // An attribute the spec does not list may be a typo, or one from a newer
-// op version, that would be ignored and compute something else in silence.
-Status check_attributes(const Node& node, const OpVersion& version) {
+// op version, that would be ignored and compute something else in silence;
+// so would one of another type than the spec's (LeakyRelu's alpha given as
+// an int reads as absent, and the kernel takes the default). Unknown names
+// may be allowed by a session option; a wrong type never is.
+Status check_attributes(const Node& node, const OpVersion& version, bool allow_unknown) {
+  const std::string op_version = node.op_type + "-" + std::to_string(version.since_version);
   for (const Attribute& a : node.attributes) {
-    if (accepts_attribute(version, a.name)) continue;
-    std::string accepted(version.attributes);
-    std::replace(accepted.begin(), accepted.end(), ' ', ',');
-    return invalid_graph(node.describe() + ": unknown attribute '" + a.name + "' for " + node.op_type + "-" +
-                         std::to_string(version.since_version) + " of domain '" + node.domain_name() + "' (" +
-                         (accepted.empty() ? std::string("it takes no attributes") : "it takes " + accepted) +
-                         "); session config '" + kAllowUnknownAttributesKey + "' = '1' ignores such attributes");
+    const std::string_view want = listed_attribute_type(version, a.name);
+    if (want.empty()) {
+      if (allow_unknown) continue;
+      const std::string accepted = listed_attribute_names(version);
+      return invalid_graph(node.describe() + ": unknown attribute '" + a.name + "' for " + op_version +
+                           " of domain '" + node.domain_name() + "' (" +
+                           (accepted.empty() ? std::string("it takes no attributes") : "it takes " + accepted) +
+                           "); session config '" + kAllowUnknownAttributesKey + "' = '1' ignores such attributes");
+    }
+    const std::string_view got = spec_type_word(a.type);
+    if (got != want)
+      return invalid_graph(node.describe() + ": attribute '" + a.name + "' of " + op_version + " has type " +
+                           std::string(want) + " in the ONNX spec; the model gives it as " + std::string(got));
   }
   return ok_status();
 }
@@ -77,7 +109,7 @@ Status resolve_versions(Graph& graph, const ResolveOptions& options) {
     }
     node.since_version = version;
     const OpVersion* spec = find_op_version(domain, node.op_type, version);
-    if (spec != nullptr && !options.allow_unknown_attributes) SY_RETURN_IF_ERROR(check_attributes(node, *spec));
+    if (spec != nullptr) SY_RETURN_IF_ERROR(check_attributes(node, *spec, options.allow_unknown_attributes));
     for (Attribute& a : node.attributes) {
       if (a.g) SY_RETURN_IF_ERROR(resolve_versions(*a.g, options));
       for (auto& g : a.graphs) SY_RETURN_IF_ERROR(resolve_versions(*g, options));

@@ -60,14 +60,40 @@ const OpVersion* find_op_version(std::string_view domain, std::string_view op_ty
   return nullptr;
 }
 
-bool accepts_attribute(const OpVersion& version, std::string_view name) {
+namespace {
+
+// Calls visit(name, type) for each "name:type" of the version's list.
+template <typename Visit>
+void for_each_listed(const OpVersion& version, Visit&& visit) {
   std::string_view rest = version.attributes;
   while (!rest.empty()) {
     const size_t end = std::min(rest.find(' '), rest.size());
-    if (rest.substr(0, end) == name) return true;
+    const std::string_view item = rest.substr(0, end);
+    const size_t colon = std::min(item.find(':'), item.size());
+    if (visit(item.substr(0, colon), item.substr(std::min(colon + 1, item.size())))) return;
     rest.remove_prefix(std::min(end + 1, rest.size()));
   }
-  return false;
+}
+
+}  // namespace
+
+std::string_view listed_attribute_type(const OpVersion& version, std::string_view name) {
+  std::string_view found;
+  for_each_listed(version, [&](std::string_view n, std::string_view type) {
+    if (n != name) return false;
+    found = type;
+    return true;
+  });
+  return found;
+}
+
+std::string listed_attribute_names(const OpVersion& version) {
+  std::string names;
+  for_each_listed(version, [&](std::string_view n, std::string_view) {
+    names += (names.empty() ? "" : ",") + std::string(n);
+    return false;
+  });
+  return names;
 }
 
 }  // namespace sy

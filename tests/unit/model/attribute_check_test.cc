@@ -1,7 +1,8 @@
 // Attributes of standard ops are checked against the spec's list for the
 // op version (tools/gen_op_versions.py reads it from Changelog.md): one the
 // spec does not list is an error naming node and attribute, unless the
-// session config says to ignore such attributes.
+// session config says to ignore such attributes. An attribute of another
+// type than the spec's is always an error.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,6 +17,7 @@
 namespace sy {
 namespace {
 
+using testing::AttrSpec;
 using testing::make_tensor;
 using testing::ModelBuilder;
 
@@ -116,6 +118,57 @@ TEST(AttributeCheckTest, NodesInsideSubgraphsAreChecked) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("node 'inner_identity' (Identity): unknown attribute 'bogus'"), std::string::npos)
       << st.to_string();
+}
+
+// What the hostile-input suite found: an attribute of the wrong type read as
+// absent, so the kernel ran with its default in silence.
+TEST(AttributeCheckTest, WrongTypeIsAnErrorNamingNodeAttributeAndTypes) {
+  struct Case {
+    const char* op;
+    AttrSpec attribute;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"LeakyRelu", AttrSpec("alpha", int64_t{2}),
+       "node 'n' (LeakyRelu): attribute 'alpha' of LeakyRelu-16 has type float in the ONNX spec; the model gives it "
+       "as int"},
+      {"Softmax", AttrSpec("axis", "1"),
+       "node 'n' (Softmax): attribute 'axis' of Softmax-13 has type int in the ONNX spec; the model gives it as string"},
+      {"Transpose", AttrSpec("perm", std::vector<float>{1.0f, 0.0f}),
+       "node 'n' (Transpose): attribute 'perm' of Transpose-13 has type ints in the ONNX spec; the model gives it as "
+       "floats"},
+      {"Transpose", AttrSpec("perm", int64_t{1}),
+       "attribute 'perm' of Transpose-13 has type ints in the ONNX spec; the model gives it as int"},
+  };
+  for (const Case& c : cases) {
+    ModelBuilder b(17);
+    b.input("x", DataType::kFloat, {2, 3});
+    b.node(c.op, {"x"}, {"y"}, {c.attribute}, "n");
+    b.output("y", DataType::kFloat, {});
+    const std::string bytes = b.build();
+    // The session option for unknown names does not excuse a wrong type.
+    for (const char* allow : {"0", "1"}) {
+      SessionOptions options;
+      options.config["session.allow_unknown_attributes"] = allow;
+      auto session = Session::create_from_bytes(bytes.data(), bytes.size(), options);
+      ASSERT_FALSE(session.ok()) << c.op;
+      EXPECT_EQ(session.status().code(), StatusCode::kInvalidGraph);
+      EXPECT_NE(session.status().message().find(c.message), std::string::npos) << session.status().to_string();
+    }
+  }
+}
+
+TEST(AttributeCheckTest, RightTypesLoadAndCompute) {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2});
+  b.node("LeakyRelu", {"x"}, {"y"}, {{"alpha", 0.25f}}, "n");
+  b.output("y", DataType::kFloat, {2});
+  const std::string bytes = b.build();
+  auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  auto out = (*session)->run({{"x", make_tensor<float>({2}, {-4.0f, 3.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(testing::to_vector<float>(out->at(0)), (std::vector<float>{-1.0f, 3.0f}));
 }
 
 TEST(AttributeCheckTest, SwitchyardDomainIsNotChecked) {
