@@ -11,6 +11,10 @@
 
 namespace sy::cli {
 
+// --runs above this is a typo or an attack, not a benchmark: ten million runs
+// of even a 1 ms model take almost three hours.
+constexpr int64_t kMaxRuns = 10'000'000;
+
 // Parsed command line: positional arguments and --flags. A flag may repeat
 // (--input a=x.npy --input b=y.npy); "--flag=value" and "--flag value" both work.
 struct Args {
@@ -21,6 +25,19 @@ struct Args {
   std::optional<std::string> get(const std::string& flag) const;
   std::vector<std::string> all(const std::string& flag) const;
 };
+
+// Whole-string numeric flag values. The value must be a base-10 integer (or,
+// for parse_double, a finite decimal number) in [lo, hi] with nothing after
+// it; otherwise InvalidArgument "FLAG must be an integer from LO to HI; got
+// 'VALUE'". Every numeric flag goes through these, so that "abc", "-5", "",
+// "1e999" and values past int64 get the same clear error instead of an
+// exception from std::stoi or a silent wrap.
+Result<int64_t> parse_int(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+Result<double> parse_double(const std::string& flag, const std::string& text, double lo, double hi);
+
+// The flag's value parsed as above, or `fallback` where the flag is absent.
+Result<int64_t> int_flag(const Args& args, const std::string& flag, int64_t fallback, int64_t lo, int64_t hi);
+Result<double> double_flag(const Args& args, const std::string& flag, double fallback, double lo, double hi);
 
 // `boolean_flags` take no value. Unknown flags are errors listing the known ones.
 Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std::string>& value_flags,

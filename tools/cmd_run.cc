@@ -26,9 +26,13 @@ int cmd_run(int argc, char** argv) {
   }
   const Args& args = *parsed;
   auto options = session_options_from(args);
-  if (!options.ok()) {
-    std::cerr << "error: " << options.status().message() << "\n";
-    return 2;
+  // Checked before the model loads, so a typo costs no load time.
+  auto runs = int_flag(args, "--runs", 1, 1, kMaxRuns);
+  for (const Status& st : {options.status(), runs.status()}) {
+    if (!st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
+      return 2;
+    }
   }
   const std::string& model_path = args.positional[0];
   const auto t0 = std::chrono::steady_clock::now();
@@ -47,11 +51,10 @@ int cmd_run(int argc, char** argv) {
     std::cout << "input  " << feeds->tensors[i].first << ": " << summarize(feeds->tensors[i].second) << " "
               << feeds->sources[i] << "\n";
 
-  const int runs = std::max(1, std::stoi(args.get("--runs").value_or("1")));
   Result<std::vector<Tensor>> outputs = Status(StatusCode::kFail, "not run");
   double first_ms = 0;
   std::vector<double> times;
-  for (int r = 0; r < runs; ++r) {
+  for (int64_t r = 0; r < *runs; ++r) {
     const auto a = std::chrono::steady_clock::now();
     outputs = (*session)->run(feeds->tensors);
     const auto b = std::chrono::steady_clock::now();
