@@ -311,6 +311,11 @@ def family_model(w):
     cases += initializer_case("dims [2^62, 4] (bytes overflow)", TOO_BIG, raw_tensor([2**62, 4]))
     cases += initializer_case("data_type 999", r"type|999", raw_tensor([2, 3], data_type=999, raw=b"\0" * 24))
     cases += initializer_case("data_type UNDEFINED", r"type|undefined", raw_tensor([2, 3], data_type=0, raw=b"\0" * 24))
+    # The same bytes handed to Python's InferenceSession directly.
+    for name, blob in (("empty bytes", b""), ("truncated bytes", data[:start + 5]),
+                       ("random bytes", rng.integers(0, 256, 300, dtype=np.uint8).tobytes())):
+        cases.append(Case("model", f"{name} as InferenceSession(bytes)", error(r"InvalidProtobuf|protobuf|empty"),
+                          func="child_open_bytes", params={"path": w.raw("blob", blob)}))
     # An unknown attribute is refused unless the session relaxes the rule;
     # then the model runs and the attribute is ignored.
     relaxed = w.model("relaxed", make_model([helper.make_node("Relu", ["X"], ["Z"], bogus=1)], [x_info], [z_info]))
@@ -809,6 +814,12 @@ def family_cli(w):
     cases.append(cli_case("cli", "--dim with no '='", error(r"--dim takes SYMBOL=VALUE"), ["run", model, "--dim", "5"]))
     cases.append(cli_case("cli", "--io-binding cuda:-1", error(r"expected cpu, cuda or cuda:N"),
                           ["bench", model, "--io-binding", "cuda:-1"]))
+    # In range, but more memory than there is: refused when allocated
+    # (under this runner's 4 GiB cap), not a machine driven into swap.
+    cases.append(cli_case("cli", "run --dim batch=2^31 (512 GiB of input)", error(TOO_BIG),
+                          ["run", model, "--dim", "batch=2147483648"]))
+    cases.append(cli_case("cli", "bench --batch 2^31 (512 GiB of input)", error(TOO_BIG),
+                          ["bench", model, "--batch", "2147483648"]))
     # The edges of the ranges run.
     cases.append(cli_case("cli", "bench at the edges of the ranges", result(r'"batch":2,"runs":1,'),
                           ["bench", model, "--runs", "1", "--warmup", "0", "--batch", "2", "--seed", "4294967295",
@@ -919,6 +930,12 @@ def child_open(path):
     import switchyard as ort
 
     ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+
+
+def child_open_bytes(path):
+    import switchyard as ort
+
+    ort.InferenceSession(Path(path).read_bytes(), providers=["CPUExecutionProvider"])
 
 
 def child_feed(model, kind):
