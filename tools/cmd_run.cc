@@ -3,12 +3,33 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <string>
 
 #include "cli_common.h"
 #include "commands.h"
 #include "switchyard/npy.h"  // save_npy
 
 namespace sy::cli {
+namespace {
+
+// The file an output is saved to in --save-outputs DIR. The name comes from
+// the model, which may be hostile: "../../x" or "/etc/x" must not choose
+// where the file goes. Every character but letters, digits, '-', '_' and a
+// '.' after the first becomes '_' ("logits/BiasAdd:0" -> logits_BiasAdd_0),
+// so the name is one plain file inside DIR, never "..", never hidden.
+std::string output_file_name(const std::string& name) {
+  std::string out = name.empty() ? "_" : name;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                       c == '_' || (c == '.' && i > 0);
+    if (!plain) out[i] = '_';
+  }
+  return out + ".npy";
+}
+
+}  // namespace
 
 int cmd_run(int argc, char** argv) {
   auto parsed = parse_args(argc, argv, 2,
@@ -69,15 +90,25 @@ int cmd_run(int argc, char** argv) {
       times.push_back(ms);
     }
   }
+  std::map<std::string, std::string> saved;  // file name -> the output saved there
   for (size_t i = 0; i < outputs->size(); ++i) {
     const std::string& name = (*session)->outputs()[i].name;
     std::cout << "output " << name << ": " << summarize((*outputs)[i]) << "\n";
     if (auto dir = args.get("--save-outputs")) {
-      Status st = save_npy((*outputs)[i], *dir + "/" + name + ".npy");
+      const std::string file = output_file_name(name);
+      // Two names that differ only in replaced characters would share a
+      // file, and the second would silently replace the first.
+      if (auto [it, fresh] = saved.emplace(file, name); !fresh) {
+        std::cerr << "error: --save-outputs: outputs '" << it->second << "' and '" << name << "' would both be saved as "
+                  << file << "\n";
+        return 1;
+      }
+      Status st = save_npy((*outputs)[i], *dir + "/" + file);
       if (!st.ok()) {
         std::cerr << "error: " << st.message() << "\n";
         return 1;
       }
+      std::cout << "  saved to " << *dir << "/" << file << "\n";
     }
   }
   std::string providers;

@@ -128,8 +128,9 @@ class Workdir:
     """Writes models, arrays and special files into the temporary folder and
     hands back their paths."""
 
-    def __init__(self, root):
+    def __init__(self, root, build):
         self.root = Path(root)
+        self.build = Path(build)
         self.count = 0
 
     def path(self, stem, suffix):
@@ -754,6 +755,41 @@ def family_special(w):
     for name, path, pattern in [(n, p, pat) for n, p, pat in paths if "sparse" not in n and "proc" not in n] + bad_npy:
         cases.append(cli_case("special", f"{name} as --input (CLI run)", error(pattern),
                               ["run", model, "--input", f"X={path}", "--input", y]))
+    return cases + output_files(w)
+
+
+def output_files(w):
+    """--save-outputs and --save-optimized: where the files go, and what
+    they are written into."""
+    _, TP, helper, _ = onnx_modules()
+    cases = []
+    model = w.model("add", add_model())
+    y = ["--input", f"X={w.array('x', X23)}", "--input", f"Y={w.array('y', Y23)}"]
+    fifo_dir = w.folder("fifo_out")
+    os.mkfifo(fifo_dir / "Z.npy")
+    regular_w = r"not a regular file; only regular files are written"
+    cases.append(cli_case("special", "--save-outputs where NAME.npy is a FIFO", error(regular_w),
+                          ["run", model, "--save-outputs", fifo_dir] + y))
+    dir_dir = w.folder("dir_out")
+    (dir_dir / "Z.npy").mkdir()
+    cases.append(cli_case("special", "--save-outputs where NAME.npy is a folder", error(r"directory"),
+                          ["run", model, "--save-outputs", dir_dir] + y))
+    fifo_model = w.folder("fifo_opt") / "opt.onnx"
+    os.mkfifo(fifo_model)
+    cases.append(cli_case("special", "--save-optimized to a FIFO", error(regular_w),
+                          ["run", model, "--save-optimized", fifo_model] + y))
+    cases.append(cli_case("special", "--save-optimized to /dev/zero", error(regular_w),
+                          ["run", model, "--save-optimized", "/dev/zero"] + y))
+    # Output names that are paths: the files stay inside the folder.
+    for stem, names, expect in [
+        ("escape", ["../escape", "/tmp/abs_escape", ".hidden"], result()),
+        ("collide", ["a/b", "a_b"], error(r"would both be saved as a_b\.npy")),
+    ]:
+        nodes = [helper.make_node("Identity", ["X"], [n], name=f"id{i}") for i, n in enumerate(names)]
+        m = make_model(nodes, [tensor_info("X", TP.FLOAT, [2, 3])], [tensor_info(n, TP.FLOAT, [2, 3]) for n in names])
+        cases.append(Case("special", f"--save-outputs with output names {names}", expect, func="child_save_outputs",
+                          params={"switchyard": str(w.build / "switchyard"), "model": w.model(stem, m),
+                                  "folder": str(w.folder(stem + "_out") / "out"), "names": names}))
     return cases
 
 
@@ -936,6 +972,34 @@ def child_open_bytes(path):
     import switchyard as ort
 
     ort.InferenceSession(Path(path).read_bytes(), providers=["CPUExecutionProvider"])
+
+
+def child_save_outputs(switchyard, model, folder, names):
+    """Runs `switchyard run --save-outputs` and checks that every output went
+    to one file inside the folder and nothing was written beside it."""
+    os.mkdir(folder)
+    x = os.path.join(os.path.dirname(folder), "x.npy")
+    np.save(x, X23)
+    # The folder's parent is this case's own; the other places a name could
+    # reach are checked by name (/tmp is shared with other processes).
+    escapes = [p for p in (os.path.normpath(folder + "/" + n + ".npy") for n in names)
+               if not p.startswith(folder + "/")]
+    before = set(os.listdir(os.path.dirname(folder)))
+    proc = subprocess.run([switchyard, "run", model, "--input", f"X={x}", "--save-outputs", folder],
+                          capture_output=True, text=True)
+    print(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        sys.exit(proc.returncode if proc.returncode > 0 else 128 - proc.returncode)
+    after = set(os.listdir(os.path.dirname(folder)))
+    written = sorted(after - before) + [p for p in escapes if os.path.exists(p)]
+    if written:
+        raise Mismatch(f"files written outside {folder}: {written}")
+    files = sorted(os.listdir(folder))
+    if len(files) != len(names) or any(f.startswith(".") or "/" in f for f in files):
+        raise Mismatch(f"files in {folder}: {files} for outputs {names}")
+    for f in files:
+        same(np.load(os.path.join(folder, f)), X23)
+    print("RESULT-OK")
 
 
 def child_feed(model, kind):
@@ -1155,7 +1219,7 @@ def main():
         sys.exit(f"no switchyard binary in {build}")
     workdir = tempfile.mkdtemp(prefix="sy_hostile_")
     try:
-        cases = [c for c in build_cases(Workdir(workdir)) if args.select in f"{c.family}/{c.name}"]
+        cases = [c for c in build_cases(Workdir(workdir, build)) if args.select in f"{c.family}/{c.name}"]
         if args.list:
             for c in cases:
                 print(f"{c.family:<9} {c.via:<3} {c.name}  -> {c.expect.describe()}")
