@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <system_error>
 
 #include "providers/provider_factory.h"  // canonical_provider_name
@@ -24,6 +25,13 @@ std::vector<std::string> Args::all(const std::string& flag) const {
   for (auto it = b; it != e; ++it) out.push_back(it->second);
   return out;
 }
+
+namespace {
+
+// The flags that may be given more than once, each time for another name.
+const std::vector<std::string> kRepeatableFlags = {"--input", "--dim", "--provider-option"};
+
+}  // namespace
 
 Result<int64_t> parse_int(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
   // from_chars takes no whitespace, no '+' and no locale, and reports
@@ -90,6 +98,9 @@ Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std:
         if (i + 1 >= argc) return invalid_argument(name + " needs a value");
         value = argv[++i];
       }
+      // Only the first of "--runs 5 --runs 7" would count, in silence.
+      if (auto earlier = args.get(name); earlier && !known(name, kRepeatableFlags))
+        return invalid_argument(name + " is given twice ('" + *earlier + "' and '" + *value + "'); it takes one value");
       args.flags.emplace(name, *value);
     } else {
       std::string list;
@@ -241,10 +252,21 @@ constexpr int64_t kMaxDim = int64_t{1} << 31;
 }  // namespace
 
 Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch) {
+  std::set<std::string> symbols;
+  for (const ValueInfo& info : session.inputs())
+    for (const DimInfo& d : info.shape)
+      if (d.value < 0 && !d.symbol.empty()) symbols.insert(d.symbol);
   std::map<std::string, int64_t> dims;
   for (const std::string& d : args.all("--dim")) {
     SY_ASSIGN_OR_RETURN(auto kv, split_assignment("--dim", d, "SYMBOL=VALUE"));
     SY_ASSIGN_OR_RETURN(dims[kv.first], parse_int("--dim " + kv.first, kv.second, 0, kMaxDim));
+    // A misspelt symbol would leave the real one at its default of 1.
+    if (!symbols.count(kv.first)) {
+      std::string names;
+      for (const std::string& name : symbols) names += " " + name;
+      return invalid_argument("--dim " + kv.first + ": no input of the model has a symbolic dimension of that name; " +
+                              (names.empty() ? std::string("it has none") : "its symbols are:" + names));
+    }
   }
   std::map<std::string, std::string> files;
   for (const std::string& in : args.all("--input")) {

@@ -39,7 +39,9 @@ Result<double> parse_double(const std::string& flag, const std::string& text, do
 Result<int64_t> int_flag(const Args& args, const std::string& flag, int64_t fallback, int64_t lo, int64_t hi);
 Result<double> double_flag(const Args& args, const std::string& flag, double fallback, double lo, double hi);
 
-// `boolean_flags` take no value. Unknown flags are errors listing the known ones.
+// `boolean_flags` take no value. Unknown flags are errors listing the known
+// ones; a value flag given twice is an error unless it names something each
+// time (--input, --dim, --provider-option).
 Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
                         const std::vector<std::string>& boolean_flags);
 
@@ -59,8 +61,8 @@ struct Feeds {
 
 // The inputs for a run: --input NAME=FILE.npy where given, random data
 // (--seed) elsewhere, with symbolic dims from --dim SYMBOL=VALUE, and an
-// unset symbolic first dim set to `batch`. InvalidArgument for bad flags or
-// unknown input names.
+// unset symbolic first dim set to `batch`. InvalidArgument for bad flags,
+// unknown input names or symbols no input has.
 Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch = 1);
 
 // "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"

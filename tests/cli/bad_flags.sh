@@ -97,6 +97,15 @@ expect_error "$seconds '0x10'" bench "$model" --seconds 0x10
 expect_error "--io-binding: expected cpu, cuda or cuda:N with N from 0 to 1023; got 'cuda: 1'" \
   bench "$model" --io-binding "cuda: 1"
 
+# A misspelt symbol would leave the real one at 1; a repeated flag would
+# count only once.
+expect_error "--dim batchh: no input of the model has a symbolic dimension of that name; its symbols are: batch" \
+  run "$model" --dim batchh=8
+expect_error "--runs is given twice \('5' and '7'\); it takes one value" run "$model" --runs 5 --runs 7
+expect_error "--seconds is given twice \('1' and '2'\)" bench "$model" --seconds 1 --seconds=2
+expect_error "--providers is given twice" inspect "$model" --providers cpu --providers cuda
+expect_ok 'output logits: float\[4,10\]' run "$model" --dim batch=4 --dim batch=4 --strict --strict
+
 # The edges of the ranges still run.
 expect_ok '"batch":2,"runs":[0-9]+' bench "$model" --seconds 0.05 --warmup 0 --batch 2 --seed 4294967295 --json
 expect_ok '"runs":1,' bench "$model" --runs 1 --warmup 0 --threads 1 --max-copies -1 --json

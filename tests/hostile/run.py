@@ -847,6 +847,12 @@ def family_cli(w):
     cases.append(cli_case("cli", "run with no model", error(r"usage: switchyard run"), ["run"]))
     cases.append(cli_case("cli", "--input for an unknown input name", error(r"--input nope: the model has no input"),
                           ["run", model, "--input", f"nope={w.array('x', X23)}"]))
+    cases.append(cli_case("cli", "--dim for a symbol no input has", error(r"--dim batchh: no input of the model has"),
+                          ["run", model, "--dim", "batchh=8"]))
+    for cmd, flag, a, b in (("run", "--runs", "5", "7"), ("bench", "--seconds", "1", "2"),
+                            ("doctor", "--providers", "cpu", "cuda")):
+        cases.append(cli_case("cli", f"{cmd} {flag} given twice", error(re.escape(f"{flag} is given twice ('{a}' and '{b}')")),
+                              [cmd, model, flag, a, flag, b]))
     cases.append(cli_case("cli", "--dim with no '='", error(r"--dim takes SYMBOL=VALUE"), ["run", model, "--dim", "5"]))
     cases.append(cli_case("cli", "--io-binding cuda:-1", error(r"expected cpu, cuda or cuda:N"),
                           ["bench", model, "--io-binding", "cuda:-1"]))
