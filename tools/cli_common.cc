@@ -259,7 +259,9 @@ Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch
   std::map<std::string, int64_t> dims;
   for (const std::string& d : args.all("--dim")) {
     SY_ASSIGN_OR_RETURN(auto kv, split_assignment("--dim", d, "SYMBOL=VALUE"));
-    SY_ASSIGN_OR_RETURN(dims[kv.first], parse_int("--dim " + kv.first, kv.second, 0, kMaxDim));
+    SY_ASSIGN_OR_RETURN(const int64_t value, parse_int("--dim " + kv.first, kv.second, 0, kMaxDim));
+    // As for a repeated flag: only one of the two values would count.
+    if (!dims.emplace(kv.first, value).second) return invalid_argument("--dim " + kv.first + " is given twice");
     // A misspelt symbol would leave the real one at its default of 1.
     if (!symbols.count(kv.first)) {
       std::string names;
@@ -278,7 +280,7 @@ Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch
       for (const ValueInfo& info : session.inputs()) names += " " + info.name;
       return invalid_argument("--input " + kv.first + ": the model has no input of that name; its inputs are:" + names);
     }
-    files[kv.first] = kv.second;
+    if (!files.emplace(kv.first, kv.second).second) return invalid_argument("--input " + kv.first + " is given twice");
   }
   SY_ASSIGN_OR_RETURN(const int64_t first_seed, int_flag(args, "--seed", 0, 0, UINT32_MAX));
   auto seed = static_cast<uint32_t>(first_seed);

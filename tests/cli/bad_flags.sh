@@ -104,7 +104,9 @@ expect_error "--dim batchh: no input of the model has a symbolic dimension of th
 expect_error "--runs is given twice \('5' and '7'\); it takes one value" run "$model" --runs 5 --runs 7
 expect_error "--seconds is given twice \('1' and '2'\)" bench "$model" --seconds 1 --seconds=2
 expect_error "--providers is given twice" inspect "$model" --providers cpu --providers cuda
-expect_ok 'output logits: float\[4,10\]' run "$model" --dim batch=4 --dim batch=4 --strict --strict
+expect_error "--dim batch is given twice" run "$model" --dim batch=4 --dim batch=8
+expect_error "--input image is given twice" run "$model" --input "image=$model" --input "image=$model"
+expect_ok 'output logits: float\[4,10\]' run "$model" --dim batch=4 --strict --strict
 
 # The edges of the ranges still run.
 expect_ok '"batch":2,"runs":[0-9]+' bench "$model" --seconds 0.05 --warmup 0 --batch 2 --seed 4294967295 --json
