@@ -1,9 +1,12 @@
 #include "cli_common.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
+#include <system_error>
 
 #include "providers/provider_factory.h"  // canonical_provider_name
 #include "switchyard/npy.h"
@@ -21,6 +24,50 @@ std::vector<std::string> Args::all(const std::string& flag) const {
   auto [b, e] = flags.equal_range(flag);
   for (auto it = b; it != e; ++it) out.push_back(it->second);
   return out;
+}
+
+namespace {
+
+// The flags that may be given more than once, each time for another name.
+const std::vector<std::string> kRepeatableFlags = {"--input", "--dim", "--provider-option"};
+
+}  // namespace
+
+Result<int64_t> parse_int(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
+  // from_chars takes no whitespace, no '+' and no locale, and reports
+  // overflow instead of saturating as strtoll does.
+  int64_t value = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto [end, error] = std::from_chars(first, last, value, 10);
+  if (text.empty() || error != std::errc() || end != last || value < lo || value > hi)
+    return invalid_argument(flag + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                            "; got '" + text + "'");
+  return value;
+}
+
+Result<double> parse_double(const std::string& flag, const std::string& text, double lo, double hi) {
+  double value = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto [end, error] = std::from_chars(first, last, value, std::chars_format::general);
+  // The comparisons are false for NaN, so it fails the range test as well.
+  if (text.empty() || error != std::errc() || end != last || !std::isfinite(value) || !(value >= lo && value <= hi)) {
+    char range[96];
+    std::snprintf(range, sizeof range, " must be a number from %g to %g; got '", lo, hi);
+    return invalid_argument(flag + range + text + "'");
+  }
+  return value;
+}
+
+Result<int64_t> int_flag(const Args& args, const std::string& flag, int64_t fallback, int64_t lo, int64_t hi) {
+  const std::optional<std::string> text = args.get(flag);
+  return text ? parse_int(flag, *text, lo, hi) : Result<int64_t>(fallback);
+}
+
+Result<double> double_flag(const Args& args, const std::string& flag, double fallback, double lo, double hi) {
+  const std::optional<std::string> text = args.get(flag);
+  return text ? parse_double(flag, *text, lo, hi) : Result<double>(fallback);
 }
 
 Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
@@ -43,12 +90,17 @@ Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std:
       value = a.substr(eq + 1);
     }
     if (known(name, boolean_flags)) {
-      args.flags.emplace(name, value.value_or("1"));
+      // "--strict=0" would otherwise turn strict mode on.
+      if (value) return invalid_argument(name + " takes no value; got '" + a + "'");
+      args.flags.emplace(name, "1");
     } else if (known(name, value_flags)) {
       if (!value) {
         if (i + 1 >= argc) return invalid_argument(name + " needs a value");
         value = argv[++i];
       }
+      // Only the first of "--runs 5 --runs 7" would count, in silence.
+      if (auto earlier = args.get(name); earlier && !known(name, kRepeatableFlags))
+        return invalid_argument(name + " is given twice ('" + *earlier + "' and '" + *value + "'); it takes one value");
       args.flags.emplace(name, *value);
     } else {
       std::string list;
@@ -63,12 +115,17 @@ Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std:
 Result<SessionOptions> session_options_from(const Args& args) {
   SessionOptions options;
   if (auto p = args.get("--providers")) {
+    // An empty list or item is a typo (a shell variable that was not set,
+    // "cpu,,cuda"); skipping it would run on providers the user did not ask for.
     size_t start = 0;
     while (start <= p->size()) {
       size_t comma = p->find(',', start);
       if (comma == std::string::npos) comma = p->size();
       const std::string name = p->substr(start, comma - start);
-      if (!name.empty()) options.providers.push_back({name, {}});
+      if (name.empty())
+        return invalid_argument("--providers takes a comma-separated list of provider names with no empty item; got '" +
+                                *p + "'");
+      options.providers.push_back({name, {}});
       start = comma + 1;
     }
   }
@@ -89,26 +146,16 @@ Result<SessionOptions> session_options_from(const Args& args) {
     options.fallback = {a, a};
   }
   if (args.has("--strict")) options.fallback = FallbackPolicy::strict();
-  if (auto t = args.get("--threads")) {
-    char* end = nullptr;
-    const long n = std::strtol(t->c_str(), &end, 10);
-    if (end == t->c_str() || *end != '\0' || n < 0 || n > 1024)
-      return invalid_argument("--threads must be a number from 0 to 1024; got '" + *t + "'");
-    options.intra_op_threads = static_cast<int>(n);
-  }
-  auto read_int = [&](const char* flag, int& target, int lo) -> Status {
-    if (auto v = args.get(flag)) {
-      char* end = nullptr;
-      const long n = std::strtol(v->c_str(), &end, 10);
-      if (end == v->c_str() || *end != '\0' || n < lo || n > 1000000)
-        return invalid_argument(std::string(flag) + " must be a number >= " + std::to_string(lo) + "; got '" + *v + "'");
-      target = static_cast<int>(n);
-    }
+  // Each int-typed option keeps its default where the flag is absent.
+  auto read_int = [&](const char* flag, int& target, int64_t lo, int64_t hi) -> Status {
+    SY_ASSIGN_OR_RETURN(const int64_t n, int_flag(args, flag, target, lo, hi));
+    target = static_cast<int>(n);
     return ok_status();
   };
-  SY_RETURN_IF_ERROR(read_int("--max-partitions", options.max_partitions, 0));
-  SY_RETURN_IF_ERROR(read_int("--min-partition-size", options.min_partition_size, 0));
-  SY_RETURN_IF_ERROR(read_int("--max-copies", options.max_copies, -1));
+  SY_RETURN_IF_ERROR(read_int("--threads", options.intra_op_threads, 0, 1024));
+  SY_RETURN_IF_ERROR(read_int("--max-partitions", options.max_partitions, 0, 1000000));
+  SY_RETURN_IF_ERROR(read_int("--min-partition-size", options.min_partition_size, 0, 1000000));
+  SY_RETURN_IF_ERROR(read_int("--max-copies", options.max_copies, -1, 1000000));
   if (args.has("--full-placement")) options.require_full_placement = true;
   if (auto o = args.get("--opt-level")) {
     if (*o == "disable" || *o == "0") {
@@ -198,17 +245,30 @@ Result<std::pair<std::string, std::string>> split_assignment(const std::string& 
   return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
 }
 
+// Far past any real dimension. The product of several is checked for
+// overflow and memory when the random input is allocated.
+constexpr int64_t kMaxDim = int64_t{1} << 31;
+
 }  // namespace
 
 Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch) {
+  std::set<std::string> symbols;
+  for (const ValueInfo& info : session.inputs())
+    for (const DimInfo& d : info.shape)
+      if (d.value < 0 && !d.symbol.empty()) symbols.insert(d.symbol);
   std::map<std::string, int64_t> dims;
   for (const std::string& d : args.all("--dim")) {
     SY_ASSIGN_OR_RETURN(auto kv, split_assignment("--dim", d, "SYMBOL=VALUE"));
-    char* end = nullptr;
-    const long long v = std::strtoll(kv.second.c_str(), &end, 10);
-    if (end == kv.second.c_str() || *end != '\0' || v < 0)
-      return invalid_argument("--dim " + kv.first + " must be a number >= 0; got '" + kv.second + "'");
-    dims[kv.first] = v;
+    SY_ASSIGN_OR_RETURN(const int64_t value, parse_int("--dim " + kv.first, kv.second, 0, kMaxDim));
+    // As for a repeated flag: only one of the two values would count.
+    if (!dims.emplace(kv.first, value).second) return invalid_argument("--dim " + kv.first + " is given twice");
+    // A misspelt symbol would leave the real one at its default of 1.
+    if (!symbols.count(kv.first)) {
+      std::string names;
+      for (const std::string& name : symbols) names += " " + name;
+      return invalid_argument("--dim " + kv.first + ": no input of the model has a symbolic dimension of that name; " +
+                              (names.empty() ? std::string("it has none") : "its symbols are:" + names));
+    }
   }
   std::map<std::string, std::string> files;
   for (const std::string& in : args.all("--input")) {
@@ -220,9 +280,10 @@ Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch
       for (const ValueInfo& info : session.inputs()) names += " " + info.name;
       return invalid_argument("--input " + kv.first + ": the model has no input of that name; its inputs are:" + names);
     }
-    files[kv.first] = kv.second;
+    if (!files.emplace(kv.first, kv.second).second) return invalid_argument("--input " + kv.first + " is given twice");
   }
-  auto seed = static_cast<uint32_t>(std::strtoul(args.get("--seed").value_or("0").c_str(), nullptr, 10));
+  SY_ASSIGN_OR_RETURN(const int64_t first_seed, int_flag(args, "--seed", 0, 0, UINT32_MAX));
+  auto seed = static_cast<uint32_t>(first_seed);
   Feeds feeds;
   for (const ValueInfo& info : session.inputs()) {
     auto f = files.find(info.name);
@@ -268,12 +329,10 @@ Result<Device> parse_device_name(const std::string& text) {
   const std::string prefix = "cuda";
   if (text.rfind(prefix, 0) != 0) return invalid_argument("expected cpu, cuda or cuda:N; got '" + text + "'");
   if (text.size() == prefix.size()) return Device{DeviceType::kCuda, 0};
-  char* end = nullptr;
-  const char* digits = text.c_str() + prefix.size() + 1;
-  const long id = std::strtol(digits, &end, 10);
-  if (text[prefix.size()] != ':' || end == digits || *end != '\0' || id < 0 || id > 1023)
+  const Result<int64_t> id = parse_int("the device id", text.substr(prefix.size() + 1), 0, 1023);
+  if (text[prefix.size()] != ':' || !id.ok())
     return invalid_argument("expected cpu, cuda or cuda:N with N from 0 to 1023; got '" + text + "'");
-  return Device{DeviceType::kCuda, static_cast<int32_t>(id)};
+  return Device{DeviceType::kCuda, static_cast<int32_t>(*id)};
 }
 
 std::string format_ms(double ms) {

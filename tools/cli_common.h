@@ -11,6 +11,10 @@
 
 namespace sy::cli {
 
+// --runs above this is a typo or an attack, not a benchmark: ten million runs
+// of even a 1 ms model take almost three hours.
+constexpr int64_t kMaxRuns = 10'000'000;
+
 // Parsed command line: positional arguments and --flags. A flag may repeat
 // (--input a=x.npy --input b=y.npy); "--flag=value" and "--flag value" both work.
 struct Args {
@@ -22,7 +26,22 @@ struct Args {
   std::vector<std::string> all(const std::string& flag) const;
 };
 
-// `boolean_flags` take no value. Unknown flags are errors listing the known ones.
+// Whole-string numeric flag values. The value must be a base-10 integer (or,
+// for parse_double, a finite decimal number) in [lo, hi] with nothing after
+// it; otherwise InvalidArgument "FLAG must be an integer from LO to HI; got
+// 'VALUE'". Every numeric flag goes through these, so that "abc", "-5", "",
+// "1e999" and values past int64 get the same clear error instead of an
+// exception from std::stoi or a silent wrap.
+Result<int64_t> parse_int(const std::string& flag, const std::string& text, int64_t lo, int64_t hi);
+Result<double> parse_double(const std::string& flag, const std::string& text, double lo, double hi);
+
+// The flag's value parsed as above, or `fallback` where the flag is absent.
+Result<int64_t> int_flag(const Args& args, const std::string& flag, int64_t fallback, int64_t lo, int64_t hi);
+Result<double> double_flag(const Args& args, const std::string& flag, double fallback, double lo, double hi);
+
+// `boolean_flags` take no value. Unknown flags are errors listing the known
+// ones; a value flag given twice is an error unless it names something each
+// time (--input, --dim, --provider-option).
 Result<Args> parse_args(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
                         const std::vector<std::string>& boolean_flags);
 
@@ -42,8 +61,8 @@ struct Feeds {
 
 // The inputs for a run: --input NAME=FILE.npy where given, random data
 // (--seed) elsewhere, with symbolic dims from --dim SYMBOL=VALUE, and an
-// unset symbolic first dim set to `batch`. InvalidArgument for bad flags or
-// unknown input names.
+// unset symbolic first dim set to `batch`. InvalidArgument for bad flags,
+// unknown input names or symbols no input has.
 Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch = 1);
 
 // "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"

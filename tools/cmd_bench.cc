@@ -116,9 +116,17 @@ int cmd_bench(int argc, char** argv) {
   }
   const Args& args = *parsed;
   auto options = session_options_from(args);
-  if (!options.ok()) {
-    std::cerr << "error: " << options.status().message() << "\n";
-    return 2;
+  // Checked before the model loads, so a typo costs no load time. A batch
+  // only sizes the first dim of inputs, as --dim sizes the others.
+  auto batch = int_flag(args, "--batch", 1, 1, int64_t{1} << 31);
+  auto warmup = int_flag(args, "--warmup", 3, 0, 1000000);
+  auto runs = int_flag(args, "--runs", 50, 1, kMaxRuns);
+  auto seconds = double_flag(args, "--seconds", 0, 0, 86400);
+  for (const Status& st : {options.status(), batch.status(), warmup.status(), runs.status(), seconds.status()}) {
+    if (!st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
+      return 2;
+    }
   }
   // --profile: the profiler times every node (a clock read before and after
   // each, a few tens of nanoseconds) and the timed runs' share of it is
@@ -138,8 +146,7 @@ int cmd_bench(int argc, char** argv) {
   }
   const double create_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
 
-  const int64_t batch = std::stoll(args.get("--batch").value_or("1"));
-  auto made = make_feeds(args, **session, batch);
+  auto made = make_feeds(args, **session, *batch);
   if (!made.ok()) {
     std::cerr << "error: " << made.status().message() << "\n";
     return made.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
@@ -183,22 +190,22 @@ int cmd_bench(int argc, char** argv) {
     std::cerr << "error: " << st.to_string() << "\n";
     return 1;
   }
-  const int warmup = std::stoi(args.get("--warmup").value_or("3"));
-  for (int i = 0; i < warmup; ++i) {
+  for (int64_t i = 0; i < *warmup; ++i) {
     double ms;
-    if (Status st = run_once(ms); !st.ok()) return 1;
+    if (Status st = run_once(ms); !st.ok()) {
+      std::cerr << "error: " << st.to_string() << "\n";
+      return 1;
+    }
   }
   const size_t profile_skip = profiling ? (*session)->profile_record_count() : 0;
   const bool by_time = args.has("--seconds");
-  const double seconds = std::stod(args.get("--seconds").value_or("0"));
-  const int runs = std::stoi(args.get("--runs").value_or("50"));
   std::vector<double> times;
   std::vector<size_t> run_ends;  // profile records after each timed run
   const auto start = std::chrono::steady_clock::now();
   auto last_progress = start;
   for (;;) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (by_time ? elapsed >= seconds : static_cast<int>(times.size()) >= runs) break;
+    if (by_time ? elapsed >= *seconds : static_cast<int64_t>(times.size()) >= *runs) break;
     double ms;
     if (Status st = run_once(ms); !st.ok()) {
       std::cerr << "error: " << st.to_string() << "\n";
@@ -216,7 +223,7 @@ int cmd_bench(int argc, char** argv) {
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double median = percentile(times, 0.5), p90 = percentile(times, 0.9), p99 = percentile(times, 0.99);
   const double min = times.empty() ? 0 : times.front();
-  const double throughput = total_s > 0 ? static_cast<double>(times.size()) * static_cast<double>(batch) / total_s : 0;
+  const double throughput = total_s > 0 ? static_cast<double>(times.size()) * static_cast<double>(*batch) / total_s : 0;
   std::string providers;
   for (const std::string& p : (*session)->providers()) providers += (providers.empty() ? "" : ",") + p;
   const int threads = options->intra_op_threads;
@@ -242,12 +249,12 @@ int cmd_bench(int argc, char** argv) {
         "{\"model\":\"%s\",\"providers\":\"%s\",\"threads\":%d,\"batch\":%lld,\"runs\":%zu,\"session_create_ms\":%.3f,"
         "\"first_run_ms\":%.3f,\"median_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"min_ms\":%.3f,"
         "\"throughput_per_s\":%.3f,\"peak_rss_mib\":%.1f,\"io_binding\":\"%s\"%s}\n",
-        json_escape(path).c_str(), json_escape(providers).c_str(), threads, static_cast<long long>(batch), times.size(),
+        json_escape(path).c_str(), json_escape(providers).c_str(), threads, static_cast<long long>(*batch), times.size(),
         create_ms, first_ms, median, p90, p99, min, throughput, static_cast<double>(peak_rss_kib()) / 1024.0,
         json_escape(bind_device.value_or("")).c_str(), extra.c_str());
   } else {
     std::printf("model %s on %s, %d thread(s) (0 = one per core), batch %lld\n", path.c_str(), providers.c_str(),
-                threads, static_cast<long long>(batch));
+                threads, static_cast<long long>(*batch));
     std::printf("  session creation %.3f ms, first run %.3f ms\n", create_ms, first_ms);
     std::printf("  %zu runs: median %.3f ms, p90 %.3f ms, p99 %.3f ms, min %.3f ms\n", times.size(), median, p90, p99,
                 min);

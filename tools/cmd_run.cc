@@ -3,12 +3,33 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <string>
 
 #include "cli_common.h"
 #include "commands.h"
 #include "switchyard/npy.h"  // save_npy
 
 namespace sy::cli {
+namespace {
+
+// The file an output is saved to in --save-outputs DIR. The name comes from
+// the model, which may be hostile: "../../x" or "/etc/x" must not choose
+// where the file goes. Every character but letters, digits, '-', '_' and a
+// '.' after the first becomes '_' ("logits/BiasAdd:0" -> logits_BiasAdd_0),
+// so the name is one plain file inside DIR, never "..", never hidden.
+std::string output_file_name(const std::string& name) {
+  std::string out = name.empty() ? "_" : name;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                       c == '_' || (c == '.' && i > 0);
+    if (!plain) out[i] = '_';
+  }
+  return out + ".npy";
+}
+
+}  // namespace
 
 int cmd_run(int argc, char** argv) {
   auto parsed = parse_args(argc, argv, 2,
@@ -26,9 +47,13 @@ int cmd_run(int argc, char** argv) {
   }
   const Args& args = *parsed;
   auto options = session_options_from(args);
-  if (!options.ok()) {
-    std::cerr << "error: " << options.status().message() << "\n";
-    return 2;
+  // Checked before the model loads, so a typo costs no load time.
+  auto runs = int_flag(args, "--runs", 1, 1, kMaxRuns);
+  for (const Status& st : {options.status(), runs.status()}) {
+    if (!st.ok()) {
+      std::cerr << "error: " << st.message() << "\n";
+      return 2;
+    }
   }
   const std::string& model_path = args.positional[0];
   const auto t0 = std::chrono::steady_clock::now();
@@ -47,11 +72,10 @@ int cmd_run(int argc, char** argv) {
     std::cout << "input  " << feeds->tensors[i].first << ": " << summarize(feeds->tensors[i].second) << " "
               << feeds->sources[i] << "\n";
 
-  const int runs = std::max(1, std::stoi(args.get("--runs").value_or("1")));
   Result<std::vector<Tensor>> outputs = Status(StatusCode::kFail, "not run");
   double first_ms = 0;
   std::vector<double> times;
-  for (int r = 0; r < runs; ++r) {
+  for (int64_t r = 0; r < *runs; ++r) {
     const auto a = std::chrono::steady_clock::now();
     outputs = (*session)->run(feeds->tensors);
     const auto b = std::chrono::steady_clock::now();
@@ -66,15 +90,25 @@ int cmd_run(int argc, char** argv) {
       times.push_back(ms);
     }
   }
+  std::map<std::string, std::string> saved;  // file name -> the output saved there
   for (size_t i = 0; i < outputs->size(); ++i) {
     const std::string& name = (*session)->outputs()[i].name;
     std::cout << "output " << name << ": " << summarize((*outputs)[i]) << "\n";
     if (auto dir = args.get("--save-outputs")) {
-      Status st = save_npy((*outputs)[i], *dir + "/" + name + ".npy");
+      const std::string file = output_file_name(name);
+      // Two names that differ only in replaced characters would share a
+      // file, and the second would silently replace the first.
+      if (auto [it, fresh] = saved.emplace(file, name); !fresh) {
+        std::cerr << "error: --save-outputs: outputs '" << it->second << "' and '" << name << "' would both be saved as "
+                  << file << "\n";
+        return 1;
+      }
+      Status st = save_npy((*outputs)[i], *dir + "/" + file);
       if (!st.ok()) {
         std::cerr << "error: " << st.message() << "\n";
         return 1;
       }
+      std::cout << "  saved to " << *dir << "/" << file << "\n";
     }
   }
   std::string providers;

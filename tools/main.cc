@@ -1,5 +1,6 @@
 // The `switchyard` command line: run, inspect, doctor, bench (check to come).
 #include <cstring>
+#include <exception>
 #include <iostream>
 
 #include "commands.h"
@@ -22,9 +23,7 @@ void usage() {
                "  --version\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int dispatch(int argc, char** argv) {
   if (argc < 2) {
     usage();
     return 2;
@@ -44,5 +43,22 @@ int main(int argc, char** argv) {
   }
   std::cerr << "unknown command '" << cmd << "'\n";
   usage();
+  return 2;
+}
+
+}  // namespace
+
+// The boundary: the commands report errors as Status, but an exception from
+// a library (std::bad_alloc, a std::stoi somewhere) must still end with a
+// message and exit code 2, not std::terminate's abort and a core dump.
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << (argc > 1 ? argv[1] : "switchyard") << " stopped on an unexpected exception: " << e.what()
+              << "\n";
+  } catch (...) {
+    std::cerr << "error: " << (argc > 1 ? argv[1] : "switchyard") << " stopped on an unexpected exception of unknown type\n";
+  }
   return 2;
 }

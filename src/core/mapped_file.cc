@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace sy {
 
@@ -44,9 +43,10 @@ const char* file_kind(mode_t mode) {
   return "of an unknown kind";
 }
 
-Status require_regular(const std::string& path, mode_t mode) {
+// `verb`: "read" or "written".
+Status require_regular(const std::string& path, mode_t mode, const char* verb = "read") {
   if (S_ISREG(mode)) return ok_status();
-  return invalid_argument(path + " is " + file_kind(mode) + ", not a regular file; only regular files are read");
+  return invalid_argument(path + " is " + file_kind(mode) + ", not a regular file; only regular files are " + verb);
 }
 
 Status refuse_nul(const std::string& path) {
@@ -126,11 +126,29 @@ MappedFile::~MappedFile() {
 
 Status write_file(const std::string& path, std::string_view bytes) {
   SY_RETURN_IF_ERROR(refuse_nul(path));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status(StatusCode::kNoSuchFile, "cannot open " + path + " for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return fail("failed to write " + path);
+  // The same rule as for reading, for the same reasons: opening a FIFO for
+  // writing waits for a reader forever, and a device takes whatever it is
+  // given. O_NONBLOCK makes that open fail (ENXIO) instead of waiting; the
+  // truncation waits until fstat() has shown a regular file.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) SY_RETURN_IF_ERROR(require_regular(path, st.st_mode, "written"));
+    return Status(StatusCode::kNoSuchFile, "cannot create " + path + ": " + std::strerror(err));
+  }
+  FdCloser closer(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return fail("cannot stat " + path + ": " + std::strerror(errno));
+  SY_RETURN_IF_ERROR(require_regular(path, st.st_mode, "written"));
+  if (::ftruncate(fd, 0) != 0) return fail("cannot truncate " + path + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("failed to write " + path + ": " + std::strerror(n < 0 ? errno : EIO));
+    done += static_cast<size_t>(n);
+  }
   return ok_status();
 }
 

@@ -74,7 +74,9 @@ class MappedFile {
 std::string printable_path(std::string_view path);
 
 // The other direction: writes `bytes` as the whole file at `path`
-// (replacing it). kNoSuchFile when it cannot be opened.
+// (replacing it). kNoSuchFile when it cannot be created; kInvalidArgument
+// for a path with a NUL byte or one naming something other than a regular
+// file (a FIFO would block the open, a device would swallow the bytes).
 Status write_file(const std::string& path, std::string_view bytes);
 
 }  // namespace sy

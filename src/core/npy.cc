@@ -301,12 +301,9 @@ Result<std::string> encode_npy(const Tensor& tensor) {
 Status save_npy(const Tensor& tensor, const std::string& path) {
   auto encoded = encode_npy(tensor);
   if (!encoded.ok()) return encoded.status().with_context("while writing '" + path + "'");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!file) return Status(StatusCode::kNoSuchFile, "cannot create npy file '" + path + "': " + std::strerror(errno));
-  const std::string& bytes = *encoded;
-  if (std::fwrite(bytes.data(), 1, bytes.size(), file.get()) != bytes.size() || std::fflush(file.get()) != 0)
-    return fail("error writing npy file '" + path + "': " + std::strerror(errno));
-  return ok_status();
+  // write_file refuses a FIFO or a device, where fopen() would block or
+  // write into it.
+  return write_file(path, *encoded).with_context("npy file '" + path + "'");
 }
 
 }  // namespace sy

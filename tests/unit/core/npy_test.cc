@@ -265,17 +265,20 @@ TEST_F(NpyFiles, RefusesBadHeaders) {
   expect_load_error(path("does_not_exist.npy"), "No such file");
 }
 
-// The load runs in a child process: a reader that blocks on the FIFO or
-// reads /dev/zero without end fails the test instead of hanging it.
-std::string load_error_in_child(const std::string& p) {
-  auto outcome = testing::run_in_child(
-      [&] {
-        auto t = load_npy(p);
-        return t.ok() ? std::string("loaded") : t.status().to_string();
-      },
-      /*timeout_seconds=*/20, /*extra_address_space=*/size_t{256} << 20);
-  EXPECT_TRUE(outcome.finished) << "load_npy(" << p << ") " << outcome.why;
+// Loads and saves run in a child process: a reader or writer that blocks on
+// a FIFO or reads /dev/zero without end fails the test instead of hanging it.
+template <typename Attempt>
+std::string output_of_child(const std::string& what, Attempt attempt) {
+  auto outcome = testing::run_in_child(attempt, /*timeout_seconds=*/20, /*extra_address_space=*/size_t{256} << 20);
+  EXPECT_TRUE(outcome.finished) << what << " " << outcome.why;
   return outcome.output;
+}
+
+std::string load_error_in_child(const std::string& p) {
+  return output_of_child("load_npy(" + p + ")", [&] {
+    auto t = load_npy(p);
+    return t.ok() ? std::string("loaded") : t.status().to_string();
+  });
 }
 
 TEST_F(NpyFiles, RefusesWhatIsNotARegularFile) {
@@ -289,6 +292,42 @@ TEST_F(NpyFiles, RefusesWhatIsNotARegularFile) {
   EXPECT_NE(error.find("/dev/zero is a character device, not a regular file"), std::string::npos) << error;
 
   expect_load_error(dir_.string(), "is a directory");
+}
+
+// Opening a FIFO for writing waits for a reader.
+std::string save_error_in_child(const std::string& p) {
+  return output_of_child("save_npy(" + p + ")", [&] {
+    auto t = Tensor::allocate(DataType::kFloat, Shape{2});
+    if (!t.ok()) return t.status().to_string();
+    Status st = save_npy(*t, p);
+    return st.ok() ? std::string("saved") : st.to_string();
+  });
+}
+
+TEST_F(NpyFiles, SaveRefusesWhatIsNotARegularFile) {
+  const std::string fifo = path("fifo.npy");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string error = save_error_in_child(fifo);
+  EXPECT_NE(error.find(fifo + " is a FIFO (named pipe), not a regular file; only regular files are written"),
+            std::string::npos)
+      << error;
+  error = save_error_in_child("/dev/zero");
+  EXPECT_NE(error.find("/dev/zero is a character device, not a regular file"), std::string::npos) << error;
+  error = save_error_in_child(dir_.string());
+  EXPECT_NE(error.find("is a directory, not a regular file"), std::string::npos) << error;
+  error = save_error_in_child(path("x.npy") + std::string("\0.trailing", 10));
+  EXPECT_NE(error.find("NUL"), std::string::npos) << error;
+  EXPECT_FALSE(std::filesystem::exists(path("x.npy")));
+
+  // A regular file is replaced whole: a longer old file leaves no tail.
+  const std::string regular = write("old.npy", std::string(4096, 'x'));
+  auto t = Tensor::allocate(DataType::kFloat, Shape{2});
+  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE(save_npy(*t, regular).ok());
+  auto back = load_npy(regular);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->shape(), Shape{2});
+  EXPECT_EQ(read_bytes(regular), *encode_npy(*t));
 }
 
 TEST_F(NpyFiles, RefusesAPathWithANulByte) {
