@@ -36,6 +36,12 @@ inline void sprinkle_nonfinite(std::vector<float>& v, size_t every, uint32_t see
 // a and b equal, or both NaN (NaN != NaN).
 inline bool same_or_both_nan(float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
+// got within tol of a finite want; otherwise the same infinity, or NaN.
+inline bool near_or_same_nonfinite(float got, double want, double tol) {
+  if (!std::isfinite(want)) return same_or_both_nan(got, static_cast<float>(want));
+  return std::fabs(static_cast<double>(got) - want) <= tol;
+}
+
 // n values drawn uniformly from [lo, hi) (float or double).
 template <typename T>
 std::vector<T> random_uniform(size_t n, T lo, T hi, uint32_t seed) {
