@@ -43,8 +43,13 @@ __global__ void bias_activation_kernel(T* y, const T* bias, const T* z, int64_t 
     float v = to_float(y[i]);
     if (bias != nullptr) v += to_float(bias[(i / spatial) % channels]);
     if (z != nullptr) v += to_float(z[i]);
-    if (activation == 1) v = v > 0.0f ? v : 0.0f;
-    if (activation == 2) v = fminf(fmaxf(v, lo), hi);
+    // As the separate Relu and Clip kernels (elementwise.cu) do: a NaN
+    // stays NaN, where fmaxf / fminf and v > 0 ? v : 0 would make it 0.
+    if (activation == 1) v = v < 0.0f ? 0.0f : v;
+    if (activation == 2) {
+      v = v < lo ? lo : v;
+      v = v > hi ? hi : v;
+    }
     y[i] = from_float<T>(v);
   }
 }

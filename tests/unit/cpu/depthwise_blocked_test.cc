@@ -70,7 +70,9 @@ std::vector<float> reference(const DepthwiseShape& s, const std::vector<float>& 
 
 void expect_near(const std::vector<float>& got, const std::vector<float>& want) {
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i]))) << "at " << i;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(sy::testing::near_or_same_nonfinite(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i]))))
+        << "at " << i << ": " << got[i] << " want " << want[i];
 }
 
 // The variant's lanes decide the weight layout, so pack it here the way
@@ -157,9 +159,14 @@ TEST(DepthwiseBlockedTest, EveryVariantMatchesDefinition) {
     const DepthwiseShape& s = tc.s;
     const std::vector<float> x = test_values(static_cast<size_t>(s.C * s.H * s.W), 1);
     const std::vector<float> w = test_values(static_cast<size_t>(s.C * s.kh * s.kw), 2);
-    const std::vector<float> bias = test_values(static_cast<size_t>(s.C), 3);
     const float inf = std::numeric_limits<float>::infinity();
-    for (const auto& [lo, hi] : {std::pair{-inf, inf}, std::pair{0.0f, 6.0f}}) {
+    // No clamp, then Relu6; each with plain biases, then with NaN, +-inf,
+    // -0 and denormal ones, whose channels the clamp must carry through as
+    // the reference's std::min / std::max do.
+    for (int mode = 0; mode < 4; ++mode) {
+      const float lo = mode % 2 == 0 ? -inf : 0.0f, hi = mode % 2 == 0 ? inf : 6.0f;
+      std::vector<float> bias = test_values(static_cast<size_t>(s.C), 3);
+      if (mode >= 2) sy::testing::sprinkle_nonfinite(bias, 2, 0);
       const std::vector<float> want = reference(s, x, w, bias, lo, hi);
       for (const Variant& v : variants()) {
         SCOPED_TRACE(v.name);

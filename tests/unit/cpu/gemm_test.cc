@@ -6,13 +6,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/thread_pool.h"
 #include "providers/cpu/gemm/sgemm.h"
+#include "providers/cpu/gemm/sgemm_kernels.h"
+#include "testing/isa_variants.h"
 #include "testing/test_values.h"
 
 namespace sy::cpu {
@@ -416,6 +420,47 @@ TEST(SgemmTest, WorkspaceGrowsWithThreadsNotWithShape) {
   EXPECT_GT(one, 0u);
   EXPECT_LT(one, size_t{4} << 20);  // blocks, not whole matrices
   EXPECT_GE(sgemm_workspace_size(2048, 2048, 2048, &pool), one);
+}
+
+// Each micro-kernel variant's clamp (a fused Relu or Clip) on products
+// that are NaN, infinite, -0.0 or denormal: the result is the reference
+// std::min(std::max(x, lo), hi), which keeps NaN as a separate Relu does.
+// One k step of A = 1 makes each product the B value itself.
+TEST(SgemmTest, MicroKernelClampKeepsNaN) {
+  using gemm_detail::kMr;
+  auto variants = sy::testing::isa_variants<gemm_detail::MicroKernel>(
+      &gemm_detail::micro_kernel_scalar, &gemm_detail::micro_kernel_avx2, &gemm_detail::micro_kernel_avx512);
+  const int nrs[] = {gemm_detail::kNrScalar, gemm_detail::kNrAvx2, gemm_detail::kNrAvx512};
+  for (size_t k = 0; k < variants.size(); ++k) {
+    const int nr = nrs[k];
+    const std::vector<float> a(kMr, 1.0f);
+    std::vector<float> b = sy::testing::test_values(static_cast<size_t>(nr), 3);
+    sy::testing::sprinkle_nonfinite(b, 3, 1);
+    for (const auto& [lo, hi] : {std::pair{0.0f, std::numeric_limits<float>::infinity()}, std::pair{-0.5f, 0.75f}}) {
+      std::vector<float> c(static_cast<size_t>(kMr * nr), 42.0f);
+      gemm_detail::MicroTile t{};
+      t.a = a.data();
+      t.b = b.data();
+      t.c = c.data();
+      t.ldc = nr;
+      t.c_step16 = 16;
+      t.kc = 1;
+      t.mr = kMr;
+      t.nr = nr;
+      t.alpha = 1.0f;
+      t.clamp = true;
+      t.lo = lo;
+      t.hi = hi;
+      variants[k].fn(t);
+      for (int i = 0; i < kMr; ++i)
+        for (int j = 0; j < nr; ++j) {
+          const float want = std::min(std::max(b[static_cast<size_t>(j)], lo), hi);
+          ASSERT_TRUE(sy::testing::same_or_both_nan(c[static_cast<size_t>(i * nr + j)], want))
+              << variants[k].name << " [" << lo << ", " << hi << "] at " << i << ", " << j << ": "
+              << c[static_cast<size_t>(i * nr + j)] << " want " << want;
+        }
+    }
+  }
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ void convolve_band(const DepthwiseBandArgs& a, RowOf row_of, int64_t width, int6
           if (iw >= 0 && iw < width) acc = V::fmadd(V::load(r + iw * kStep), weight(i * kw + j), acc);
         }
       }
-      V::store(out + ow * L, V::min(V::max(acc, lo), hi));
+      V::store(out + ow * L, V::min(hi, V::max(lo, acc)));  // acc last: a NaN comes through
     };
     int64_t ow = 0;
     for (; ow < ow_lo; ++ow) one(ow);
@@ -80,7 +80,7 @@ void convolve_band(const DepthwiseBandArgs& a, RowOf row_of, int64_t width, int6
           for (int u = 0; u < U; ++u) acc[u] = V::fmadd(V::load(r + (u * sw + j * dw) * kStep), wv, acc[u]);
         }
       }
-      for (int u = 0; u < U; ++u) V::store(out + (ow + u) * L, V::min(V::max(acc[u], lo), hi));
+      for (int u = 0; u < U; ++u) V::store(out + (ow + u) * L, V::min(hi, V::max(lo, acc[u])));
     }
     for (; ow < OW; ++ow) one(ow);
   }

@@ -39,7 +39,7 @@ void direct_chunk(const DirectRowArgs& a, const int64_t* src_at, const int64_t* 
     const T bias = V::set1(a.bias != nullptr ? a.bias[m] : 0.0f);
     float* out = a.y + m * plane + a.oh * s.OW + ow0;
     for (int v = 0; v < NV; ++v) {
-      const T r = V::min(V::max(V::add(acc[c][v], bias), lo), hi);
+      const T r = V::min(hi, V::max(lo, V::add(acc[c][v], bias)));  // the sum last: a NaN comes through
       const int64_t left = s.OW - ow0 - v * L;
       if (left >= L) {
         V::store(out + v * L, r);

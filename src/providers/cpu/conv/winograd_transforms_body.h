@@ -272,7 +272,7 @@ void output_blocks(const WinogradOutputArgs& a, TileOutputs&& tile_outputs) {
       for (int i = 0; i < kT; ++i)
         for (int j = 0; j < kT; ++j) {
           T val = V::add(out[i][j], bias);
-          if (a.clamp) val = V::min(V::max(val, lo), hi);
+          if (a.clamp) val = V::min(hi, V::max(lo, val));  // val last: a NaN comes through
           V::store(dst + (i * sw + j) * L, val);
         }
     }

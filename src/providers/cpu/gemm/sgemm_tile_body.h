@@ -47,7 +47,7 @@ __attribute__((always_inline)) inline void store_tile(const MicroTile& t, typena
         const float* z = t.residual + offset;
         x = V::add(x, n == L ? V::load(z) : V::load_n(z, n));
       }
-      if (t.clamp) x = V::min(V::max(x, lo), hi);
+      if (t.clamp) x = V::min(hi, V::max(lo, x));  // x last: a NaN comes through (vec_portable.h)
       if (n == L) {
         V::store(cv, x);
       } else {

@@ -11,7 +11,7 @@ void finish_row(float* d, const float* z, int64_t n, const TransposeStoreArgs& a
   for (; i + L <= n; i += L) {
     typename V::T v = V::load(d + i);
     if (z != nullptr) v = V::add(v, V::load(z + i));
-    if (a.clamp) v = V::min(V::max(v, lo), hi);
+    if (a.clamp) v = V::min(hi, V::max(lo, v));  // v last: a NaN comes through
     V::store(d + i, v);
   }
   for (; i < n; ++i) {

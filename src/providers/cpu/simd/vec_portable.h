@@ -10,7 +10,11 @@
 //   void store_n(float* p, T v, int n): the first n lanes (nothing past p + n
 //     is written);
 //   T add(T, T); T sub(T, T); T mul(T, T); T fmadd(T a, T b, T c) (a*b+c);
-//   T max(T, T); T min(T, T);
+//   T max(T a, T b); T min(T a, T b): b when either is NaN or a == b, as
+//     x86's maxps / minps do. A clamp is therefore written
+//     min(hi, max(lo, x)), x last, so that a NaN x comes through as NaN
+//     (what a separate Relu or Clip gives, and numpy); max(x, lo) would
+//     turn it into lo at no saving.
 //   void transpose(const float* src, int64_t src_stride, float* dst, int64_t dst_stride):
 //     dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < kLanes.
 // The AVX2 and AVX-512 ones (vec_avx2.h, vec_avx512.h) live in namespaces
