@@ -4,24 +4,16 @@
 #include <limits>
 #include <new>
 
-namespace sy {
+#include "core/checked_math.h"
 
-namespace {
-// No single tensor may exceed this; larger requests are treated as a corrupt
-// or hostile model rather than attempted.
-constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
-}  // namespace
+namespace sy {
 
 Status check_shape_is_sane(const Shape& shape, DataType dtype, const std::string& what_in) {
   // Built only on failure: this check runs for every kernel output.
   auto what = [&] { return what_in.empty() ? std::string("tensor") : what_in; };
-  uint64_t count = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return invalid_argument(what() + ": negative dimension in shape " + shape.to_string());
-    if (d != 0 && count > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
-      return invalid_argument(what() + ": shape " + shape.to_string() + " overflows");
-    count *= static_cast<uint64_t>(d);
-  }
+  int64_t signed_count = 0;
+  if (Status st = checked_element_count(shape.dims(), signed_count); !st.ok()) return st.with_context(what());
+  const auto count = static_cast<uint64_t>(signed_count);
   const uint64_t unit = element_size(dtype) == 0 ? 1 : element_size(dtype);
   if (count > kMaxTensorBytes / unit)
     return invalid_argument(what() + ": shape " + shape.to_string() + " of " + std::string(data_type_name(dtype)) +

@@ -136,4 +136,11 @@ inline Status kernel_error(const KernelContext& ctx, const std::string& message)
   return runtime_error(ctx.node().describe() + ": " + message);
 }
 
+// The same for sizes from the model or an input that are out of range (a
+// shape whose element count overflows, a count too large to allocate): the
+// caller's data is at fault, so InvalidArgument.
+inline Status kernel_invalid_argument(const KernelContext& ctx, const std::string& message) {
+  return invalid_argument(ctx.node().describe() + ": " + message);
+}
+
 }  // namespace sy

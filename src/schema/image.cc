@@ -82,6 +82,14 @@ Status check_resize_attributes(const InferenceContext& ctx, bool is_upsample) {
   return ok_status();
 }
 
+// An output length computed in double, checked before the conversion to
+// int64, which is undefined for NaN, infinity or anything out of range.
+Result<Dim> resized_dim(const InferenceContext& ctx, int64_t axis, double length) {
+  if (length >= 0.0 && length < 9.2e18) return Dim::known(static_cast<int64_t>(length));
+  return ctx.error("axis " + std::to_string(axis) + " of X would have " + std::to_string(length) +
+                   " output elements, which is not a valid dimension");
+}
+
 Status infer_resize_common(InferenceContext& ctx, bool is_upsample) {
   const ValueType* in = ctx.input_type(0);
   if (in == nullptr) return ctx.error("input 0 (X) is required");
@@ -157,7 +165,7 @@ Status infer_resize_common(InferenceContext& ctx, bool is_upsample) {
       const Dim& d = in->dims[static_cast<size_t>(axes[i])];
       Dim& o = out.dims[static_cast<size_t>(axes[i])];
       if (d.is_known()) {
-        o = Dim::known(static_cast<int64_t>(std::floor(static_cast<double>(d.value) * scales[i])));
+        SY_ASSIGN_OR_RETURN(o, resized_dim(ctx, axes[i], std::floor(static_cast<double>(d.value) * scales[i])));
       } else if (scales[i] != 1.0) {
         o = Dim::unknown();
       }
@@ -186,7 +194,7 @@ Status infer_resize_common(InferenceContext& ctx, bool is_upsample) {
   }
   for (int64_t a : axes) {
     const double d = static_cast<double>(in->dims[static_cast<size_t>(a)].value);
-    out.dims[static_cast<size_t>(a)] = Dim::known(static_cast<int64_t>(scale * d + 0.5));
+    SY_ASSIGN_OR_RETURN(out.dims[static_cast<size_t>(a)], resized_dim(ctx, a, scale * d + 0.5));
   }
   ctx.output_type(0) = std::move(out);
   return ok_status();

@@ -3,9 +3,11 @@
 // NonZero, ReverseSequence, BitCast, DepthToSpace and SpaceToDepth.
 // Output shapes are derived from constant pads / shape / depth inputs when
 // there are some; data-dependent sizes (Compress, NonZero) stay unknown.
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "schema/schema_tables.h"
 
 namespace sy {
@@ -21,6 +23,14 @@ Status check_input_rank(const InferenceContext& ctx, size_t i, const char* name,
   if (t == nullptr || !t->has_shape || t->rank() == rank) return ok_status();
   return ctx.error("input " + std::to_string(i) + " (" + name + ") must have rank " + std::to_string(rank) + ", got " +
                    t->shape_string());
+}
+
+// A float depth as an integer; false (unknown, left to the kernel to
+// refuse) when NaN or beyond int64, where the conversion is undefined.
+bool float_as_int64(double v, int64_t& out) {
+  if (!(std::fabs(v) < 9.2e18)) return false;
+  out = static_cast<int64_t>(v);
+  return true;
 }
 
 // The first element of a constant numeric tensor as an integer (OneHot's
@@ -53,14 +63,11 @@ bool constant_scalar_int(const Tensor* t, int64_t& out) {
       out = static_cast<int64_t>(t->data<uint64_t>()[0]);
       return true;
     case DataType::kFloat:
-      out = static_cast<int64_t>(t->data<float>()[0]);
-      return true;
+      return float_as_int64(t->data<float>()[0], out);
     case DataType::kDouble:
-      out = static_cast<int64_t>(t->data<double>()[0]);
-      return true;
+      return float_as_int64(t->data<double>()[0], out);
     case DataType::kFloat16:
-      out = static_cast<int64_t>(float16_to_float(t->data<uint16_t>()[0]));
-      return true;
+      return float_as_int64(float16_to_float(t->data<uint16_t>()[0]), out);
     default:
       return false;
   }
@@ -128,12 +135,16 @@ Status infer_pad(InferenceContext& ctx) {
   const size_t n = axes.size();
   for (size_t i = 0; i < n; ++i) {
     Dim& d = out.dims[static_cast<size_t>(axes[i])];
-    const int64_t add = pads[i] + pads[i + n];
+    int64_t add = 0;
+    int64_t padded = 0;
+    if (!checked_add(pads[i], pads[i + n], add) || (d.is_known() && !checked_add(d.value, add, padded)))
+      return ctx.error("pads " + ints_string(pads) + " on axis " + std::to_string(axes[i]) + " of input 0 " +
+                       in->shape_string() + " overflow int64");
     if (d.is_known()) {
-      if (d.value + add < 0)
+      if (padded < 0)
         return ctx.error("pads " + ints_string(pads) + " remove more than input 0 " + in->shape_string() +
                          " has on axis " + std::to_string(axes[i]));
-      d = Dim::known(d.value + add);
+      d = Dim::known(padded);
     } else if (add != 0) {
       d = Dim::unknown();
     }
@@ -385,12 +396,18 @@ Result<int64_t> read_blocksize(const InferenceContext& ctx) {
   const Attribute* a = ctx.node().attr("blocksize");
   if (a == nullptr) return ctx.error("attribute 'blocksize' is required");
   if (a->i <= 0) return ctx.error("blocksize must be positive, got " + std::to_string(a->i));
+  int64_t square = 0;
+  if (!checked_mul(a->i, a->i, square))
+    return ctx.error("blocksize " + std::to_string(a->i) + " is too large: its square overflows int64");
   return a->i;
 }
 
 Dim scale_dim(const Dim& d, int64_t mul, int64_t div) {
   if (!d.is_known()) return mul == 1 && div == 1 ? d : Dim::unknown();
-  return Dim::known(d.value * mul / div);
+  int64_t scaled = 0;
+  // Too large to count: left unknown for the kernel to refuse.
+  if (!checked_mul(d.value, mul, scaled)) return Dim::unknown();
+  return Dim::known(scaled / div);
 }
 
 Status infer_depth_to_space(InferenceContext& ctx) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "schema/schema_tables.h"
 
 namespace sy {
@@ -27,7 +28,8 @@ Dim dims_product(const std::vector<Dim>& dims, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i) {
     if (dims[i].is_known()) {
       if (dims[i].value == 0) return Dim::known(0);
-      known *= dims[i].value;
+      // Too many elements to count: left for the kernel to refuse.
+      if (!checked_mul(known, dims[i].value, known)) return Dim::unknown();
     } else {
       other = &dims[i];
       ++others;
@@ -88,7 +90,9 @@ Status infer_reshape(InferenceContext& ctx) {
     } else {
       has_zero = has_zero || v == 0;
       out.dims[i] = Dim::known(v);
-      known *= v;
+      if (!checked_mul(known, v, known))
+        return ctx.error("input 1 (shape) " + ints_string(shape) + " overflows: more than " +
+                         std::to_string(INT64_MAX) + " elements");
     }
   }
   if (allowzero && has_zero && infer_at >= 0)
@@ -103,7 +107,9 @@ Status infer_reshape(InferenceContext& ctx) {
   for (size_t i = 0; i < in->rank(); ++i) {
     if (consumed[i]) continue;
     if (in->dims[i].is_known()) {
-      rest_known *= in->dims[i].value;
+      if (!checked_mul(rest_known, in->dims[i].value, rest_known))
+        return ctx.error("input 0 " + dims_string(*in) + " overflows: more than " + std::to_string(INT64_MAX) +
+                         " elements");
     } else {
       rest_other.push_back(&in->dims[i]);
     }
@@ -298,7 +304,10 @@ Status infer_concat(InferenceContext& ctx) {
       const Dim& d = t->dims[k];
       if (k == a) {
         if (d.is_known()) {
-          axis_sum += d.value;
+          if (!checked_add(axis_sum, d.value, axis_sum))
+            return ctx.error("the inputs' dims on axis " + std::to_string(axis) + " add up to more than " +
+                             std::to_string(INT64_MAX) + " (input " + std::to_string(i) + " is " +
+                             dims_string(*t) + ")");
         } else {
           axis_known = false;
         }
@@ -358,7 +367,8 @@ Status infer_split(InferenceContext& ctx) {
     for (size_t j = 0; j < n; ++j) {
       if (split[j] < 0) return ctx.error("split " + ints_string(split) + " has a negative entry");
       sizes[j] = Dim::known(split[j]);
-      sum += split[j];
+      if (!checked_add(sum, split[j], sum))
+        return ctx.error("split " + ints_string(split) + " adds up to more than " + std::to_string(INT64_MAX));
     }
     if (d.is_known() && sum != d.value)
       return ctx.error("split " + ints_string(split) + " sums to " + std::to_string(sum) + " but axis " +
@@ -367,7 +377,9 @@ Status infer_split(InferenceContext& ctx) {
   } else if (!present && d.is_known() && n > 0) {
     const auto parts = static_cast<int64_t>(n);
     if (ctx.opset() >= 18) {
-      const int64_t chunk = (d.value + parts - 1) / parts;
+      // ceil(d / parts) without forming d + parts - 1, which a declared dim
+      // near INT64_MAX would overflow.
+      const int64_t chunk = d.value / parts + (d.value % parts != 0 ? 1 : 0);
       for (size_t j = 0; j < n; ++j)
         sizes[j] = Dim::known(std::clamp(d.value - static_cast<int64_t>(j) * chunk, int64_t{0}, chunk));
     } else {
@@ -456,8 +468,8 @@ Status infer_slice(InferenceContext& ctx) {
     seen[a] = true;
     const int64_t step = has_steps ? steps[i] : 1;
     if (step == 0) return ctx.error("steps " + ints_string(steps) + " has a 0");
-    int64_t b = starts[i];
-    int64_t e = ends[i];
+    const int64_t b = starts[i];
+    const int64_t e = ends[i];
     const Dim& dim = in->dims[a];
     if (!dim.is_known()) {
       // [0:INT_MAX:1] keeps the whole unknown dim.
@@ -465,21 +477,8 @@ Status infer_slice(InferenceContext& ctx) {
       out.dims[a] = whole ? dim : Dim::unknown();
       continue;
     }
-    const int64_t d = dim.value;
-    if (b < 0) b += d;
-    if (e < 0) e += d;
-    int64_t c = 0;
-    if (d == 0) {
-      c = 0;
-    } else if (step > 0) {
-      b = std::clamp(b, int64_t{0}, d);
-      e = std::clamp(e, int64_t{0}, d);
-      c = e > b ? (e - b + step - 1) / step : 0;
-    } else {
-      b = std::clamp(b, int64_t{0}, d - 1);
-      e = std::clamp(e, int64_t{-1}, d - 1);
-      c = b > e ? (b - e + (-step) - 1) / (-step) : 0;
-    }
+    int64_t first = 0;
+    const int64_t c = slice_axis(dim.value, b, e, step, first);
     out.dims[a] = Dim::known(c);
   }
   ctx.output_type(0) = std::move(out);
@@ -643,7 +642,11 @@ Status infer_tile(InferenceContext& ctx) {
         const Dim& d = in->dims[k];
         if (repeats[k] < 0) return ctx.error("repeats " + ints_string(repeats) + " has a negative entry");
         if (d.is_known()) {
-          out.dims[k] = Dim::known(d.value * repeats[k]);
+          int64_t tiled = 0;
+          if (!checked_mul(d.value, repeats[k], tiled))
+            return ctx.error("repeats " + ints_string(repeats) + ": dim " + std::to_string(k) + " of input 0 " +
+                             dims_string(*in) + " times " + std::to_string(repeats[k]) + " overflows int64");
+          out.dims[k] = Dim::known(tiled);
         } else if (repeats[k] == 1) {
           out.dims[k] = d;
         } else if (repeats[k] == 0) {
@@ -763,18 +766,26 @@ Status infer_range(InferenceContext& ctx) {
       constant_scalar(ctx.input_constant(2), delta)) {
     if (delta == 0) return ctx.error("delta is 0");
     const double count = std::ceil((limit - start) / delta);
-    // Integer ranges count exactly; floats follow the kernel, which computes in the input type.
+    // A count outside int64 stays unknown: the kernel refuses it with the
+    // operands in the message, and the cast below would be undefined.
+    constexpr double kMaxCount = 9.2e18;
+    // Integer ranges count exactly from the integers themselves: a double
+    // holds every int16 and int32 but not every int64 near the limits.
+    auto exact = [&](size_t i, double approx) {
+      const Tensor* t = ctx.input_constant(i);
+      return t->dtype() == DataType::kInt64 ? t->data<int64_t>()[0] : static_cast<int64_t>(approx);
+    };
     if (is_integer_type(dtype)) {
-      const auto s = static_cast<int64_t>(start), l = static_cast<int64_t>(limit), d = static_cast<int64_t>(delta);
-      const int64_t diff = l - s;
-      const int64_t q = diff / d + ((diff % d != 0 && ((diff < 0) == (d < 0))) ? 1 : 0);
-      out.dims[0] = Dim::known(std::max<int64_t>(0, q));
-    } else if (dtype == DataType::kDouble && std::isfinite(count)) {
-      out.dims[0] = Dim::known(std::max<int64_t>(0, static_cast<int64_t>(count)));
-    } else if (std::isfinite(count)) {
+      const uint64_t n = range_count(exact(0, start), exact(1, limit), exact(2, delta));
+      if (n <= static_cast<uint64_t>(INT64_MAX)) out.dims[0] = Dim::known(static_cast<int64_t>(n));
+    } else if (dtype == DataType::kDouble && std::isfinite(count) && count < kMaxCount) {
+      out.dims[0] = Dim::known(static_cast<int64_t>(std::max(count, 0.0)));
+    } else if (!is_integer_type(dtype) && std::isfinite(count)) {
+      // Floats follow the kernel, which computes in the input type.
       const float fc = std::ceil(static_cast<float>(static_cast<float>(limit) - static_cast<float>(start)) /
                                  static_cast<float>(delta));
-      if (std::isfinite(fc)) out.dims[0] = Dim::known(std::max<int64_t>(0, static_cast<int64_t>(fc)));
+      if (std::isfinite(fc) && fc < kMaxCount)
+        out.dims[0] = Dim::known(static_cast<int64_t>(std::max(fc, 0.0f)));
     }
   }
   ctx.output_type(0) = std::move(out);

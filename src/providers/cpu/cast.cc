@@ -181,12 +181,59 @@ bool equals_ignoring_case(const std::string& s, const char* word) {
   return i == s.size();
 }
 
-double parse_number(const std::string& s) {
-  // strtod accepts "1e-5", "+INF", "-inf", "NaN" in any case, as the spec
-  // asks; "True" / "False" are what Cast writes for bools.
-  if (equals_ignoring_case(s, "true")) return 1.0;
-  if (equals_ignoring_case(s, "false")) return 0.0;
-  return std::strtod(s.c_str(), nullptr);
+// The number a string holds, as the Cast spec reads strings: plain or
+// scientific notation ("3.14", "-1000", "1e-5", "1E8", an optional sign),
+// and "INF", "+INF", "-INF", "NaN" in any case; "True" / "False" are what
+// Cast writes for bools. False for anything else ("abc", "1.5x", "", " 1",
+// hex floats, "infinity"): the spec leaves those undefined and the caller
+// reports them rather than inventing a 0.
+bool parse_number(const std::string& s, double& out) {
+  if (equals_ignoring_case(s, "true")) {
+    out = 1.0;
+    return true;
+  }
+  if (equals_ignoring_case(s, "false")) {
+    out = 0.0;
+    return true;
+  }
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  double sign = 1.0;
+  if (first != last && (*first == '+' || *first == '-')) {
+    sign = *first == '-' ? -1.0 : 1.0;
+    ++first;
+  }
+  const std::string rest(first, last);
+  if (equals_ignoring_case(rest, "inf")) {
+    out = sign * std::numeric_limits<double>::infinity();
+    return true;
+  }
+  if (equals_ignoring_case(rest, "nan")) {
+    out = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  // from_chars would also take "infinity" and "nan(...)"; only digits or a
+  // point may start a number here.
+  if (first == last || !(std::isdigit(static_cast<unsigned char>(*first)) || *first == '.')) return false;
+  double v = 0.0;
+  const auto r = std::from_chars(first, last, v, std::chars_format::general);
+  if (r.ptr != last) return false;
+  if (r.ec == std::errc::result_out_of_range) {
+    // Well-formed but beyond double: strtod gives +-inf or 0, as numpy does.
+    v = std::strtod(rest.c_str(), nullptr);
+  } else if (r.ec != std::errc()) {
+    return false;
+  }
+  out = sign * v;
+  return true;
+}
+
+// The error for a string that holds no number.
+Status not_a_number(const KernelContext& ctx, const Tensor& src, const std::string* bad) {
+  const int64_t index = bad - src.data<std::string>();
+  return kernel_invalid_argument(ctx, "input 0 element " + std::to_string(index) + " is \"" + *bad +
+                                          "\", which is not a number (expected plain or scientific notation such "
+                                          "as \"3.14\" or \"1e-5\", or INF, -INF, NaN)");
 }
 
 void format_number(double v, bool is_float32, std::string& out) {
@@ -217,8 +264,9 @@ struct CastOptions {
   RoundMode round_mode = RoundMode::kUp;
 };
 
-// Source elements [begin, begin + n) as doubles.
-void decode_block(const Tensor& src, int64_t begin, int64_t n, double* out) {
+// Source elements [begin, begin + n) as doubles; `bad` is set to the first
+// string that holds no number.
+void decode_block(const Tensor& src, int64_t begin, int64_t n, double* out, const std::string*& bad) {
   const DataType t = src.dtype();
   if (visit_type(NumericBoolTypes{}, t, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -229,7 +277,9 @@ void decode_block(const Tensor& src, int64_t begin, int64_t n, double* out) {
   const auto* bytes = static_cast<const uint8_t*>(src.raw_data());
   if (t == DataType::kString) {
     const auto* d = src.data<std::string>() + begin;
-    for (int64_t i = 0; i < n; ++i) out[i] = parse_number(d[i]);
+    for (int64_t i = 0; i < n; ++i) {
+      if (!parse_number(d[i], out[i]) && bad == nullptr) bad = &d[i];
+    }
   } else if (t == DataType::kFloat8E8M0) {
     for (int64_t i = 0; i < n; ++i) out[i] = e8m0_decode(bytes[begin + i]);
   } else if (const MiniFormat* f = mini_format(t); f != nullptr && packed_bits(t) == 0) {
@@ -258,6 +308,8 @@ void encode_block(const double* in, int64_t n, DataType source, Tensor& dst, int
             d[i] = in[i] != 0.0;
           } else if constexpr (kIsHalf<T>) {
             d[i] = store<T>(static_cast<float>(in[i]));
+          } else if constexpr (std::is_integral_v<T>) {
+            d[i] = float_to_int<T>(in[i]);
           } else {
             d[i] = static_cast<T>(in[i]);
           }
@@ -286,9 +338,7 @@ void encode_block(const double* in, int64_t n, DataType source, Tensor& dst, int
     // every other narrowing integer cast.
     const int bits = packed_bits(t);
     for (int64_t i = 0; i < n; ++i) {
-      const double v = in[i];
-      const auto wide = std::isfinite(v) ? static_cast<int64_t>(v) : int64_t{0};
-      write_packed(bytes, begin + i, bits, static_cast<uint32_t>(wide));
+      write_packed(bytes, begin + i, bits, static_cast<uint32_t>(float_to_int32(in[i])));
     }
   }
 }
@@ -303,6 +353,8 @@ inline To convert(const From& v) {
     return store<To>(static_cast<compute_t<To>>(v ? 1 : 0));
   } else if constexpr (kIsHalf<To>) {
     return store<To>(static_cast<float>(load(v)));
+  } else if constexpr (kIsFloat<From> && std::is_integral_v<To>) {
+    return float_to_int<To>(load(v));  // defined for NaN and out-of-range values
   } else {
     return static_cast<To>(load(v));
   }
@@ -316,18 +368,26 @@ void cast_direct(ThreadPool& pool, const From* src, To* dst, int64_t n) {
 }
 
 // Strings to integers parse as integers, so that int64 values beyond 2^53
-// survive; a fractional text falls back to the double and truncates.
+// survive; a fractional text falls back to the double and truncates. The
+// first string that holds no number, or nullptr.
 template <typename To>
-void parse_integers(const std::string* src, To* dst, int64_t n) {
+const std::string* parse_integers(const std::string* src, To* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const std::string& s = src[i];
     const char* first = s.data();
     const char* last = s.data() + s.size();
-    if (first != last && *first == '+') ++first;
+    if (first != last && *first == '+' && last - first > 1 && first[1] != '-') ++first;
     To value{};
     const auto r = std::from_chars(first, last, value);
-    dst[i] = (r.ec == std::errc() && r.ptr == last) ? value : static_cast<To>(parse_number(s));
+    if (r.ec == std::errc() && r.ptr == last) {
+      dst[i] = value;
+      continue;
+    }
+    double d = 0.0;
+    if (!parse_number(s, d)) return &s;
+    dst[i] = float_to_int<To>(d);
   }
+  return nullptr;
 }
 
 Status cast_tensor(const KernelContext& ctx, const Tensor& src, Tensor& dst, const CastOptions& opt) {
@@ -369,22 +429,27 @@ Status cast_tensor(const KernelContext& ctx, const Tensor& src, Tensor& dst, con
       }))
     return ok_status();
   if (from == DataType::kString && is_integer_type(to) && packed_bits(to) == 0) {
+    const std::string* bad = nullptr;
     visit_type(IntTypes{}, to, [&](auto tag) {
       using To = typename decltype(tag)::type;
-      parse_integers(src.data<std::string>(), dst.data<To>(), n);
+      bad = parse_integers(src.data<std::string>(), dst.data<To>(), n);
     });
-    return ok_status();
+    return bad == nullptr ? ok_status() : not_a_number(ctx, src, bad);
   }
   // Everything else goes through blocks of doubles. Packed targets write
   // several elements per byte, so one thread does them all.
   constexpr int64_t kBlock = 256;
+  // Only string sources can be bad, and those run on one thread.
+  const std::string* bad = nullptr;
   auto run_blocks = [&](int64_t begin, int64_t end) {
     double buf[kBlock];
-    for (int64_t b = begin; b < end; b += kBlock) {
+    const std::string* block_bad = nullptr;
+    for (int64_t b = begin; b < end && block_bad == nullptr; b += kBlock) {
       const int64_t len = std::min(kBlock, end - b);
-      decode_block(src, b, len, buf);
+      decode_block(src, b, len, buf, block_bad);
       encode_block(buf, len, from, dst, b, opt);
     }
+    if (block_bad != nullptr) bad = block_bad;
   };
   const bool threads_ok = packed_bits(to) == 0 && from != DataType::kString && to != DataType::kString;
   if (threads_ok) {
@@ -393,7 +458,7 @@ Status cast_tensor(const KernelContext& ctx, const Tensor& src, Tensor& dst, con
   } else {
     run_blocks(0, n);
   }
-  return ok_status();
+  return bad == nullptr ? ok_status() : not_a_number(ctx, src, bad);
 }
 
 bool castable(DataType t) {

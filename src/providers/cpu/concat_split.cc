@@ -3,9 +3,11 @@
 // an input row into pieces. Work is divided by output (Concat) or input
 // (Split) element ranges, so a single huge row (axis 0) spreads over the
 // threads as well as many small rows do.
+#include <climits>
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
@@ -104,7 +106,11 @@ class ConcatKernel final : public Kernel {
         return kernel_error(ctx, "input " + std::to_string(j) + " is " + t->describe() + ", expected " +
                                      std::string(data_type_name(first->dtype())) + " with the dims of input 0 " +
                                      dims_string(s0) + " except on axis " + std::to_string(axis));
-      axis_total += t->shape()[a];
+      // Empty inputs may have any dims, so the sum can overflow.
+      if (!checked_add(axis_total, t->shape()[a], axis_total))
+        return kernel_invalid_argument(ctx, "the inputs' dims on axis " + std::to_string(axis) +
+                                                " add up to more than " + std::to_string(INT64_MAX) + " (input " +
+                                                std::to_string(j) + " is " + t->describe() + ")");
     }
     Shape out_shape = s0;
     out_shape[a] = axis_total;
@@ -175,7 +181,9 @@ class SplitKernel final : public Kernel {
         if (v < 0)
           return kernel_error(ctx, "split entry " + std::to_string(j) + " is negative (" + std::to_string(v) + ")");
         pieces.width[j] = v;
-        sum += v;
+        if (!checked_add(sum, v, sum))
+          return kernel_invalid_argument(ctx, "split sizes add up to more than " + std::to_string(INT64_MAX) +
+                                                  " (entry " + std::to_string(j) + " is " + std::to_string(v) + ")");
       }
       if (sum != dim)
         return kernel_error(ctx, "split sizes sum to " + std::to_string(sum) + " but axis " + std::to_string(axis) +

@@ -12,6 +12,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/checked_math.h"
 #include "core/thread_pool.h"
 #include "providers/cpu/axis.h"
 #include "providers/kernel.h"
@@ -148,7 +149,8 @@ Status check_indices(const KernelContext& ctx, const I* idx, int64_t n, int64_t 
   return ok_status();
 }
 
-// Row-major element strides of `shape` into `strides` (same rank).
+// Row-major element strides of `shape` into `strides` (same rank). `shape`
+// is an existing tensor's, whose element count fits in int64.
 inline void contiguous_strides(const Shape& shape, Shape& strides) {
   strides.resize(shape.rank());
   int64_t s = 1;
@@ -172,12 +174,17 @@ struct CopyPlan {
   int64_t dims[kMaxRank] = {};
   int64_t src_strides[kMaxRank] = {};
 
-  // Appends the next (outer to inner) dim.
+  // Appends the next (outer to inner) dim. Kernels may fill a plan before
+  // they have checked the output shape, so the merge test is overflow-checked:
+  // products that do not fit are simply not merged.
   void add(int64_t dim, int64_t src_stride) {
     if (dim == 0) empty = true;
     if (dim == 1) return;
-    if (rank > 0 && src_strides[rank - 1] == src_stride * dim) {
-      dims[rank - 1] *= dim;
+    int64_t run_stride = 0;
+    int64_t merged = 0;
+    if (rank > 0 && checked_mul(src_stride, dim, run_stride) && src_strides[rank - 1] == run_stride &&
+        checked_mul(dims[rank - 1], dim, merged)) {
+      dims[rank - 1] = merged;
       src_strides[rank - 1] = src_stride;
       return;
     }

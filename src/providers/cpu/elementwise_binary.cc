@@ -141,19 +141,19 @@ inline C int_pow(C x, E y) {
 struct AddOp {
   template <typename C>
   C operator()(C a, C b) const {
-    return static_cast<C>(a + b);
+    return wrap_add(a, b);
   }
 };
 struct SubOp {
   template <typename C>
   C operator()(C a, C b) const {
-    return static_cast<C>(a - b);
+    return wrap_sub(a, b);
   }
 };
 struct MulOp {
   template <typename C>
   C operator()(C a, C b) const {
-    return static_cast<C>(a * b);
+    return wrap_mul(a, b);
   }
 };
 struct DivOp {
@@ -392,7 +392,9 @@ struct PowOp {
     } else if constexpr (std::is_integral_v<CE>) {
       return int_pow(x, y);
     } else {
-      return static_cast<CB>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      // The power of an integer can be far outside CB; float_to_int gives it
+      // a defined value (see elementwise_common.h).
+      return float_to_int<CB>(std::pow(static_cast<double>(x), static_cast<double>(load(y))));
     }
   }
 };

@@ -112,6 +112,46 @@ inline constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, 
 template <typename T>
 inline constexpr bool kIsFloat = std::is_floating_point_v<T> || kIsHalf<T>;
 
+// ---- wrapping integer arithmetic -----------------------------------------
+// Integer Add, Sub, Mul, Neg, Abs and the integer reductions wrap in two's
+// complement on overflow, as numpy and ONNX Runtime do. Signed overflow is
+// undefined behaviour in C++, so integers are computed in the unsigned type of
+// the same width (the same add / sub / imul instructions, vectorized the
+// same) and converted back, which is modular since C++20. Types narrower than
+// int go through `unsigned`: integer promotion would otherwise turn
+// uint16 * uint16 into a signed int multiply that can overflow. Floats are
+// computed as they are.
+
+template <typename C>
+inline constexpr bool kWraps = std::is_integral_v<C> && !std::is_same_v<C, bool>;
+template <typename C>
+using wrap_t = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
+
+template <typename C>
+inline C wrap_add(C a, C b) {
+  if constexpr (kWraps<C>) {
+    return static_cast<C>(static_cast<wrap_t<C>>(a) + static_cast<wrap_t<C>>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename C>
+inline C wrap_sub(C a, C b) {
+  if constexpr (kWraps<C>) {
+    return static_cast<C>(static_cast<wrap_t<C>>(a) - static_cast<wrap_t<C>>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename C>
+inline C wrap_mul(C a, C b) {
+  if constexpr (kWraps<C>) {
+    return static_cast<C>(static_cast<wrap_t<C>>(a) * static_cast<wrap_t<C>>(b));
+  } else {
+    return a * b;
+  }
+}
+
 // The most negative / positive value of T, with infinities for float types
 // (the identities of max and min).
 template <typename T>
@@ -174,6 +214,51 @@ SY_MATH_INLINE double select(bool c, double a, double b) {
 template <typename T>
 inline T select(bool c, T a, T b) {
   return c ? a : b;
+}
+
+// ---- float to integer ----------------------------------------------------
+// Converting a float that is NaN or outside the target's range is undefined
+// behaviour in C++ (ONNX leaves the value unspecified). Cast and integer Pow
+// give what x86's cvtt instructions give, which is what numpy and ONNX
+// Runtime produce on x86 (checked against numpy for NaN, +-inf, +-1e10,
+// 3e9, 1.8e19, 300.7, -129.9 into every integer type):
+//   int32: truncation in range, else INT32_MIN; int64 likewise with INT64_MIN;
+//   8- and 16-bit types: the low bits of the int32 result;
+//   uint32 / uint64: values from 2^31 / 2^63 up are shifted down by that
+//   much, converted, and the top bit set again (what compilers emit for an
+//   unsigned conversion), so 3e9 -> 3000000000 and -1 -> 4294967295.
+// The range test selects the value to convert (NaN and out-of-range become
+// the bound whose conversion is INT_MIN) instead of branching around the
+// conversion, so the loop stays one compare, one blend and one cvtt per
+// vector and the in-range path costs about what the bare cast did.
+template <typename C>
+inline int32_t float_to_int32(C v) {
+  constexpr C kLimit = C(2147483648.0);  // 2^31, exact in float and double
+  return static_cast<int32_t>(select((v >= -kLimit) & (v < kLimit), v, -kLimit));
+}
+template <typename C>
+inline int64_t float_to_int64(C v) {
+  constexpr C kLimit = C(9223372036854775808.0);  // 2^63
+  return static_cast<int64_t>(select((v >= -kLimit) & (v < kLimit), v, -kLimit));
+}
+template <typename To, typename C>
+inline To float_to_int(C v) {
+  static_assert(std::is_floating_point_v<C> && std::is_integral_v<To> && !std::is_same_v<To, bool>);
+  if constexpr (sizeof(To) <= 2 || std::is_same_v<To, int32_t>) {
+    return static_cast<To>(float_to_int32(v));
+  } else if constexpr (std::is_same_v<To, uint32_t>) {
+    // Without a branch, so that the loop still vectorizes.
+    constexpr C k31 = C(2147483648.0);
+    const bool high = v >= k31;
+    return static_cast<uint32_t>(float_to_int32(select(high, v - k31, v))) ^ (static_cast<uint32_t>(high) << 31);
+  } else if constexpr (std::is_same_v<To, int64_t>) {
+    return float_to_int64(v);
+  } else {
+    static_assert(std::is_same_v<To, uint64_t>);
+    constexpr C k63 = C(9223372036854775808.0);
+    const bool high = v >= k63;
+    return static_cast<uint64_t>(float_to_int64(select(high, v - k63, v))) ^ (static_cast<uint64_t>(high) << 63);
+  }
 }
 
 // The exponential's pieces, shared by fast_exp_sum and its vector form

@@ -25,14 +25,15 @@ struct AbsOp {
     } else if constexpr (std::is_floating_point_v<C>) {
       return std::fabs(x);
     } else {
-      return x < C{0} ? static_cast<C>(C{0} - x) : x;
+      // abs(INT_MIN) wraps to INT_MIN, as in numpy.
+      return x < C{0} ? wrap_sub(C{0}, x) : x;
     }
   }
 };
 struct NegOp {
   template <typename C>
   C operator()(C x) const {
-    return static_cast<C>(C{0} - x);
+    return wrap_sub(C{0}, x);
   }
 };
 struct SignOp {

@@ -3,6 +3,7 @@
 // each output dim d*r as [r, d] with strides [0, input stride].
 #include <string>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
@@ -64,6 +65,10 @@ class ExpandKernel final : public Kernel {
       out_shape[k] = d;
       plan.add(d, din == d && has_in ? in_strides[k + s.rank() - r] : 0);
     }
+    int64_t count = 0;
+    if (Status st = checked_element_count(out_shape.dims(), count); !st.ok())
+      return kernel_invalid_argument(ctx, "input 1 (shape) " + ints_to_string(*shape) + " expands input 0 " +
+                                              in.describe() + " to " + st.message());
     SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, in.dtype(), out_shape));
     if (out->num_elements() == 0) return ok_status();
     return strided_copy(ctx, in.dtype(), out->raw_data(), in.raw_data(), plan);
@@ -90,10 +95,17 @@ class TileKernel final : public Kernel {
     for (size_t k = 0; k < s.rank(); ++k) {
       const int64_t rep = repeats->data<int64_t>()[k];
       if (rep < 0) return kernel_error(ctx, "repeats " + ints_to_string(*repeats) + " has a negative entry");
-      out_shape[k] = s[k] * rep;
+      if (!checked_mul(s[k], rep, out_shape[k]))
+        return kernel_invalid_argument(ctx, "input 1 (repeats) " + ints_to_string(*repeats) + ": dim " +
+                                                std::to_string(k) + " of input 0 " + in.describe() + " times " +
+                                                std::to_string(rep) + " overflows int64");
       plan.add(rep, 0);
       plan.add(s[k], in_strides[k]);
     }
+    int64_t count = 0;
+    if (Status st = checked_element_count(out_shape.dims(), count); !st.ok())
+      return kernel_invalid_argument(ctx, "input 1 (repeats) " + ints_to_string(*repeats) + " tiles input 0 " +
+                                              in.describe() + " to " + st.message());
     SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, in.dtype(), out_shape));
     if (out->num_elements() == 0) return ok_status();
     return strided_copy(ctx, in.dtype(), out->raw_data(), in.raw_data(), plan);

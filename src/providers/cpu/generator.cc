@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
@@ -119,6 +120,9 @@ class ConstantOfShapeKernel final : public Kernel {
         return kernel_error(
             ctx, "shape dimension " + std::to_string(k) + " is negative (" + std::to_string(out_shape[k]) + ")");
     }
+    int64_t count = 0;
+    if (Status st = checked_element_count(out_shape.dims(), count); !st.ok())
+      return kernel_invalid_argument(ctx, "input 0 (shape): " + st.message());
     const DataType dtype = value_.dtype();
     SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dtype, out_shape));
     const int64_t n = out->num_elements();
@@ -146,18 +150,31 @@ class ConstantOfShapeKernel final : public Kernel {
 
 // ---- Range ------------------------------------------------------------------------
 
-int64_t ceil_div(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+// A count the output could not hold is refused before allocating, with the
+// operands in the message.
+Status range_too_large(KernelContext& ctx, const std::string& count, const std::string& start,
+                       const std::string& limit, const std::string& delta) {
+  return kernel_invalid_argument(ctx, "start " + start + ", limit " + limit + ", delta " + delta + " give " + count +
+                                          " elements, more than a tensor may hold (" +
+                                          std::to_string(kMaxTensorBytes) + " bytes)");
 }
 
 template <typename T>
 Status run_integer_range(KernelContext& ctx, T start, T limit, T delta) {
   if (delta == 0) return kernel_error(ctx, "delta is 0");
-  const int64_t n = std::max<int64_t>(0, ceil_div(static_cast<int64_t>(limit) - static_cast<int64_t>(start), delta));
+  const uint64_t count = range_count(start, limit, delta);
+  if (count > kMaxTensorBytes / sizeof(T))
+    return range_too_large(ctx, std::to_string(count), std::to_string(start), std::to_string(limit),
+                           std::to_string(delta));
+  const auto n = static_cast<int64_t>(count);
   SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, DataTypeOf<T>::value, Shape{n}));
   T* d = out->data<T>();
-  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<T>(start + i * delta);
+  // Every value lies between start and limit, so it fits in T; i * delta
+  // alone may not (start INT64_MIN, delta INT64_MAX), so the sum is formed
+  // in unsigned arithmetic, which wraps to the exact value.
+  const auto ustart = static_cast<uint64_t>(static_cast<int64_t>(start));
+  const auto udelta = static_cast<uint64_t>(static_cast<int64_t>(delta));
+  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<T>(ustart + static_cast<uint64_t>(i) * udelta);
   return ok_status();
 }
 
@@ -165,9 +182,17 @@ template <typename T>
 Result<int64_t> float_range_count(KernelContext& ctx, T start, T limit, T delta) {
   if (delta == 0) return kernel_error(ctx, "delta is 0");
   const double count = std::ceil(static_cast<double>((limit - start) / delta));
-  if (!std::isfinite(count)) return kernel_error(ctx, "the range has no finite number of elements");
-  if (count > 1e15) return kernel_error(ctx, "the range would have " + std::to_string(count) + " elements");
-  return std::max<int64_t>(0, static_cast<int64_t>(count));
+  if (!std::isfinite(count))
+    return kernel_invalid_argument(ctx, "start " + std::to_string(start) + ", limit " + std::to_string(limit) +
+                                            ", delta " + std::to_string(delta) +
+                                            " give no finite number of elements");
+  // Compared as double before any conversion: a count outside int64 would
+  // make static_cast<int64_t> undefined.
+  if (count <= 0) return int64_t{0};
+  if (count > static_cast<double>(kMaxTensorBytes / sizeof(T)))
+    return range_too_large(ctx, std::to_string(count), std::to_string(start), std::to_string(limit),
+                           std::to_string(delta));
+  return static_cast<int64_t>(count);
 }
 
 template <typename T>
@@ -300,8 +325,11 @@ class EyeLikeKernel final : public Kernel {
     const int64_t cols = in.shape()[1];
     const size_t esize = element_size(dtype);
     auto* base = static_cast<uint8_t*>(out->raw_data());
-    for (int64_t i = std::max<int64_t>(0, -k_); i < rows && i + k_ < cols; ++i)
-      std::memcpy(base + static_cast<size_t>(i * cols + i + k_) * esize, &one, esize);
+    // k comes from the model: clamped first so that -k and i + k cannot
+    // overflow (beyond either bound the diagonal is empty anyway).
+    const int64_t k = std::clamp(k_, -rows, cols);
+    for (int64_t i = std::max<int64_t>(0, -k); i < rows && i + k < cols; ++i)
+      std::memcpy(base + static_cast<size_t>(i * cols + i + k) * esize, &one, esize);
     return ok_status();
   }
 

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
@@ -159,7 +160,9 @@ void pad_rows(const Tensor& in, Tensor& out, const Shape& begin, const int64_t* 
   const int64_t inner = os[r - 1];
   const int64_t rows = os.size_to(r - 1);
   // The kept middle of every row: out [mid_at, mid_at + mid_n) <- in [keep_lo, ...).
-  const int64_t mid_at = std::max<int64_t>(begin[r - 1], 0);
+  // A crop at the end larger than the axis leaves fewer elements than the
+  // pad at the start (pads [3, -6] on 5 give 2), hence the min.
+  const int64_t mid_at = std::min(std::max<int64_t>(begin[r - 1], 0), inner);
   const int64_t mid_n = keep_n[r - 1];
   const int64_t mid_src = keep_lo[r - 1];
   const int64_t* last_map = maps[r - 1];
@@ -223,22 +226,33 @@ Status pad_tensor(KernelContext& ctx, const Tensor& in, const Shape& begin, cons
   Shape keep_n;
   keep_lo.resize(r);
   keep_n.resize(r);
-  int64_t map_total = 0;
   for (size_t k = 0; k < r; ++k) {
-    out_shape[k] = s[k] + begin[k] + end[k];
+    // Pads come from the model or an input and may be anything in int64.
+    // Summed first: a pad and an equal crop ([INT64_MAX, -INT64_MAX]) cancel.
+    int64_t both = 0;
+    if (!checked_add(begin[k], end[k], both) || !checked_add(s[k], both, out_shape[k]))
+      return kernel_invalid_argument(ctx, "pads " + std::to_string(begin[k]) + " and " + std::to_string(end[k]) +
+                                              " on axis " + std::to_string(k) + " of input " + in.describe() +
+                                              " overflow int64");
     if (out_shape[k] < 0)
       return kernel_error(ctx, "pads " + std::to_string(begin[k]) + " and " + std::to_string(end[k]) + " on axis " +
                                    std::to_string(k) + " of input " + in.describe() +
                                    " give a negative output dimension " + std::to_string(out_shape[k]));
-    keep_lo[k] = std::min(std::max<int64_t>(-begin[k], 0), s[k]);
-    keep_n[k] = std::max<int64_t>(s[k] - keep_lo[k] - std::max<int64_t>(-end[k], 0), 0);
+    // What negative pads crop, at most the whole axis; compared before
+    // negating, as -INT64_MIN overflows.
+    keep_lo[k] = begin[k] >= 0 ? 0 : begin[k] < -s[k] ? s[k] : -begin[k];
+    const int64_t crop_end = end[k] >= 0 ? 0 : end[k] < -s[k] ? s[k] : -end[k];
+    keep_n[k] = std::max<int64_t>(s[k] - keep_lo[k] - crop_end, 0);
     if (keep_n[k] == 0 && out_shape[k] > 0 && mode != PadMode::kConstant)
       return kernel_error(ctx, std::string(mode_name(mode)) + " padding needs data to copy, but axis " +
                                    std::to_string(k) + " of input " + in.describe() + " is empty after cropping");
-    map_total += out_shape[k];
   }
   SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, in.dtype(), out_shape));
   if (out->num_elements() == 0) return ok_status();
+  // Summed once the output is known to fit: then each dim is at most its
+  // element count.
+  int64_t map_total = 0;
+  for (size_t k = 0; k < r; ++k) map_total += out_shape[k];
   if (r == 0) {
     copy_tensor_data(in, *out, ctx.thread_pool());
     return ok_status();

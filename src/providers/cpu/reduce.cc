@@ -62,8 +62,9 @@ struct SumOp {
   template <typename T> using Acc = DefaultAcc<T>;
   static constexpr bool kNeedsMax = false;
   template <typename A> static A init() { return A{0}; }
-  template <typename A> static A step(A acc, A v, A) { return acc + v; }
-  template <typename A> static A combine(A a, A b) { return a + b; }
+  // Integer accumulators wrap (wrap_add), as numpy's do.
+  template <typename A> static A step(A acc, A v, A) { return wrap_add(acc, v); }
+  template <typename A> static A combine(A a, A b) { return wrap_add(a, b); }
   template <typename A> static A finish(A acc, int64_t, A) { return acc; }
 };
 struct MeanOp : SumOp {
@@ -80,8 +81,8 @@ struct ProdOp {
   template <typename T> using Acc = DefaultAcc<T>;
   static constexpr bool kNeedsMax = false;
   template <typename A> static A init() { return A{1}; }
-  template <typename A> static A step(A acc, A v, A) { return acc * v; }
-  template <typename A> static A combine(A a, A b) { return a * b; }
+  template <typename A> static A step(A acc, A v, A) { return wrap_mul(acc, v); }
+  template <typename A> static A combine(A a, A b) { return wrap_mul(a, b); }
   template <typename A> static A finish(A acc, int64_t, A) { return acc; }
 };
 struct MaxOp {
@@ -110,11 +111,11 @@ struct L1Op : SumOp {
   template <typename A> static A step(A acc, A v, A) {
     if constexpr (std::is_unsigned_v<A>) return acc + v;
     else if constexpr (std::is_floating_point_v<A>) return acc + std::fabs(v);
-    else return acc + (v < 0 ? -v : v);
+    else return wrap_add(acc, v < 0 ? wrap_sub(A{0}, v) : v);
   }
 };
 struct SumSquareOp : SumOp {
-  template <typename A> static A step(A acc, A v, A) { return acc + v * v; }
+  template <typename A> static A step(A acc, A v, A) { return wrap_add(acc, wrap_mul(v, v)); }
 };
 struct L2Op : SumSquareOp {
   template <typename T> using Acc = RealAcc<T>;

@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
@@ -423,7 +424,7 @@ class ResizeKernel final : public Kernel {
                                        std::to_string(i));
         AxisPlan& a = plan.axes[axes[i]];
         a.scale = s;
-        a.out = static_cast<int64_t>(std::floor(s * static_cast<double>(a.in)));
+        SY_RETURN_IF_ERROR(output_length(ctx, x, axes[i], std::floor(s * static_cast<double>(a.in)), a.out));
       }
     } else {
       if (sizes->dtype() != DataType::kInt64 && sizes->dtype() != DataType::kInt32)
@@ -444,7 +445,7 @@ class ResizeKernel final : public Kernel {
         for (int64_t i = 0; i < naxes; ++i) {
           AxisPlan& a = plan.axes[axes[i]];
           a.scale = common;
-          a.out = static_cast<int64_t>(common * static_cast<double>(a.in) + 0.5);
+          SY_RETURN_IF_ERROR(output_length(ctx, x, axes[i], common * static_cast<double>(a.in) + 0.5, a.out));
         }
       }
     }
@@ -457,13 +458,23 @@ class ResizeKernel final : public Kernel {
       for (int64_t i = 0; i < naxes; ++i) {
         plan.axes[axes[i]].roi_start = number_at(*roi, i);
         plan.axes[axes[i]].roi_end = number_at(*roi, naxes + i);
+        // A NaN roi would give NaN source coordinates, which no bounds check
+        // catches before they are converted to indices.
+        if (!std::isfinite(plan.axes[axes[i]].roi_start) || !std::isfinite(plan.axes[axes[i]].roi_end))
+          return kernel_invalid_argument(ctx, "roi " + roi->describe() + " must be finite; axis " +
+                                                  std::to_string(axes[i]) + " has [" +
+                                                  std::to_string(plan.axes[axes[i]].roi_start) + ", " +
+                                                  std::to_string(plan.axes[axes[i]].roi_end) + "]");
       }
     }
 
     plan.out_shape.resize(static_cast<size_t>(r));
+    for (int64_t k = 0; k < r; ++k) plan.out_shape[static_cast<size_t>(k)] = plan.axes[k].out;
+    int64_t out_count = 0;
+    if (Status st = checked_element_count(plan.out_shape.dims(), out_count); !st.ok())
+      return kernel_invalid_argument(ctx, "resizing X " + x.describe() + " gives output " + st.message());
     for (int64_t k = 0; k < r; ++k) {
       AxisPlan& a = plan.axes[k];
-      plan.out_shape[static_cast<size_t>(k)] = a.out;
       // An axis maps every output index to itself exactly when the lengths
       // and the scale are 1:1 and the mode adds no shift.
       a.identity = a.out == a.in && a.scale * static_cast<double>(a.in) == static_cast<double>(a.in) &&
@@ -481,12 +492,28 @@ class ResizeKernel final : public Kernel {
     return ok_status();
   }
 
+  // An output length computed in double (scale * input length), checked
+  // before the conversion to int64, which is undefined for NaN, infinity or
+  // anything out of range.
+  static Status output_length(const KernelContext& ctx, const Tensor& x, int64_t axis, double length, int64_t& out) {
+    if (length >= 0.0 && length < 9.2e18) {
+      out = static_cast<int64_t>(length);
+      return ok_status();
+    }
+    return kernel_invalid_argument(ctx, "axis " + std::to_string(axis) + " of X " + x.describe() +
+                                            " would have " + std::to_string(length) +
+                                            " output elements, which is not a valid dimension");
+  }
+
   int taps_for(double scale) const {
     if (interp_ == Interp::kNearest) return 1;
     const int support = interp_ == Interp::kLinear ? 1 : 2;
     if (!antialias_ || scale >= 1.0) return 2 * support;
-    const auto start = static_cast<int64_t>(std::floor(-support / scale) + 1);
-    return static_cast<int>(2 - 2 * start);
+    const double start = std::floor(-support / scale) + 1;
+    // A tiny scale needs more taps than an int holds; anything over the
+    // limit is refused by the caller, so no conversion is attempted.
+    if (start < -kMaxTaps) return kMaxTaps + 1;
+    return static_cast<int>(2 - 2 * static_cast<int64_t>(start));
   }
 
   // The source coordinate of output index j along an axis.

@@ -2,9 +2,11 @@
 // Unsqueeze, Identity) or read it (Shape, Size). The executor gives every
 // output its own buffer, so the shape-only ops copy the bytes; any
 // type, packed 4-bit ones included, is one memcpy.
+#include <climits>
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
@@ -68,7 +70,8 @@ class ReshapeKernel final : public Kernel {
     Shape out;
     out.resize(n);
     int64_t infer_at = -1;
-    int64_t known = 1;
+    int64_t known = 1;  // product of the non-zero dims given, then of all
+    bool zero_dim = false;
     bool has_zero = false;
     for (size_t i = 0; i < n; ++i) {
       int64_t d = req[i];
@@ -91,8 +94,17 @@ class ReshapeKernel final : public Kernel {
         return kernel_error(ctx,
                             "shape " + ints_to_string(requested) + " has an invalid dimension " + std::to_string(d));
       out[i] = d;
-      known *= d;
+      if (d == 0) {
+        zero_dim = true;
+        continue;
+      }
+      // A product that wrapped could equal the input's count and pass.
+      if (!checked_mul(known, d, known))
+        return kernel_invalid_argument(ctx, "input 1 (shape) " + ints_to_string(requested) +
+                                                " overflows: more than " + std::to_string(INT64_MAX) +
+                                                " elements (input 0 is " + in.describe() + ")");
     }
+    if (zero_dim) known = 0;
     const int64_t total = in.num_elements();
     if (infer_at >= 0) {
       if (has_zero)

@@ -3,14 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
 namespace sy::cpu {
 namespace {
-
-// ceil(a / b) for b > 0.
-int64_t ceil_div(int64_t a, int64_t b) { return a > 0 ? (a + b - 1) / b : -((-a) / b); }
 
 class SliceKernel final : public Kernel {
  public:
@@ -84,28 +82,17 @@ class SliceKernel final : public Kernel {
           return kernel_error(ctx, "axis " + std::to_string(given_axis) + " is repeated");
         seen |= uint64_t{1} << axis;
       }
-      int64_t b = from_inputs_ ? int_element(*starts, i) : starts_[static_cast<size_t>(i)];
-      int64_t e = from_inputs_ ? int_element(*ends, i) : ends_[static_cast<size_t>(i)];
+      const int64_t start = from_inputs_ ? int_element(*starts, i) : starts_[static_cast<size_t>(i)];
+      const int64_t end = from_inputs_ ? int_element(*ends, i) : ends_[static_cast<size_t>(i)];
       const int64_t st = steps ? int_element(*steps, i) : 1;
       if (st == 0) return kernel_error(ctx, "step " + std::to_string(i) + " is 0");
       const auto a = static_cast<size_t>(axis);
-      const int64_t d = s[a];
-      if (b < 0) b += d;
-      if (e < 0) e += d;
-      int64_t c = 0;
-      if (d == 0) {
-        b = 0;
-      } else if (st > 0) {
-        b = std::clamp(b, int64_t{0}, d);
-        e = std::clamp(e, int64_t{0}, d);
-        c = std::max<int64_t>(0, ceil_div(e - b, st));
-      } else {
-        b = std::clamp(b, int64_t{0}, d - 1);
-        e = std::clamp(e, int64_t{-1}, d - 1);
-        c = std::max<int64_t>(0, ceil_div(b - e, -st));
-      }
+      int64_t b = 0;
+      const int64_t c = slice_axis(s[a], start, end, st, b);
       first[a] = b;
-      step[a] = st;
+      // A step that takes at most one element never moves: 1 keeps the
+      // stride product below (a step of INT64_MAX times a stride overflows).
+      step[a] = c > 1 ? st : 1;
       count[a] = c;
     }
 

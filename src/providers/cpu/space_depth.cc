@@ -4,6 +4,7 @@
 // merges the runs that stay contiguous (whole rows when blocksize is 1).
 #include <string>
 
+#include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/cpu_kernel_tables.h"
 
@@ -14,8 +15,20 @@ Status read_blocksize(const KernelCreateContext& ctx, int64_t& blocksize) {
   const Attribute* a = ctx.node().attr("blocksize");
   if (a == nullptr) return ctx.error("attribute 'blocksize' is required");
   if (a->i <= 0) return ctx.error("blocksize must be positive, got " + std::to_string(a->i));
+  // Every kernel below uses blocksize^2; refusing here keeps that in range.
+  int64_t square = 0;
+  if (!checked_mul(a->i, a->i, square))
+    return ctx.error("blocksize " + std::to_string(a->i) + " is too large: its square overflows int64");
   blocksize = a->i;
   return ok_status();
+}
+
+// An output dim `dim` * `factor` (a power of the blocksize), which the
+// element count check at allocation would see only after it wrapped.
+Status times_blocksize(const KernelContext& ctx, const Tensor& in, int64_t dim, int64_t factor, int64_t& out) {
+  if (checked_mul(dim, factor, out)) return ok_status();
+  return kernel_invalid_argument(ctx, "input 0 " + in.describe() + ": dim " + std::to_string(dim) + " times " +
+                                          std::to_string(factor) + " overflows int64");
 }
 
 class DepthToSpaceKernel final : public Kernel {
@@ -39,7 +52,11 @@ class DepthToSpaceKernel final : public Kernel {
       return kernel_error(ctx, "input " + in.describe() +
                                    " must be [N,C,H,W] with C divisible by blocksize^2 = " + std::to_string(b * b));
     const int64_t n = s[0], c = s[1] / (b * b), h = s[2], w = s[3];
-    SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, in.dtype(), Shape{n, c, h * b, w * b}));
+    Shape out_shape{n, c, 0, 0};
+    SY_RETURN_IF_ERROR(times_blocksize(ctx, in, h, b, out_shape[2]));
+    SY_RETURN_IF_ERROR(times_blocksize(ctx, in, w, b, out_shape[3]));
+    SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, in.dtype(), out_shape));
+    if (out->num_elements() == 0) return ok_status();
     // Input element (n, channel, y, x); output (n, c', y * b + i, x * b + j)
     // takes channel (i * b + j) * C' + c' in DCR mode, (c' * b + i) * b + j in CRD.
     const int64_t hw = h * w;
@@ -73,7 +90,10 @@ class SpaceToDepthKernel final : public Kernel {
       return kernel_error(ctx, "input " + in.describe() + " must be [N,C,H,W] with H and W divisible by blocksize " +
                                    std::to_string(b));
     const int64_t n = s[0], c = s[1], h = s[2] / b, w = s[3] / b;
-    SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, in.dtype(), Shape{n, c * b * b, h, w}));
+    Shape out_shape{n, 0, h, w};
+    SY_RETURN_IF_ERROR(times_blocksize(ctx, in, c, b * b, out_shape[1]));
+    SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, in.dtype(), out_shape));
+    if (out->num_elements() == 0) return ok_status();
     // Output channel (i * b + j) * C + c at (y, x) takes input (c, y * b + i, x * b + j).
     const int64_t row = s[3];
     CopyPlan plan;

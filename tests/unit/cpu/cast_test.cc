@@ -1,5 +1,6 @@
 // Cast and CastLike against hand-computed values and bit patterns.
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -265,6 +266,85 @@ TEST(CastLike, TakesTheTypeOfTheSecondInput) {
   ASSERT_TRUE(half.ok()) << half.status().to_string();
   EXPECT_EQ(half->at(0).dtype(), DataType::kFloat16);
   EXPECT_EQ(half->at(0).data<uint16_t>()[0], 0x4000);
+}
+
+// Out-of-range and NaN floats into integers: what x86's cvtt gives, which is
+// what numpy gives on x86. Expected values printed by numpy for
+// np.array([...], np.float32 / np.float64).astype(...).
+TEST(Cast, OutOfRangeFloatsToIntegersMatchNumpyOnX86) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {300.7f, -1.5f, 1e10f, -1e10f, nan, inf, -inf, 3e9f, 1.8e19f, 1e20f, -129.9f};
+  const Shape s{static_cast<int64_t>(x.size())};
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    auto i8 = cast(make_tensor<float>(s, x), DataType::kInt8, 21, -1, threads);
+    auto u8 = cast(make_tensor<float>(s, x), DataType::kUint8, 21, -1, threads);
+    auto i16 = cast(make_tensor<float>(s, x), DataType::kInt16, 21, -1, threads);
+    auto u16 = cast(make_tensor<float>(s, x), DataType::kUint16, 21, -1, threads);
+    auto i32 = cast(make_tensor<float>(s, x), DataType::kInt32, 21, -1, threads);
+    auto u32 = cast(make_tensor<float>(s, x), DataType::kUint32, 21, -1, threads);
+    auto i64 = cast(make_tensor<float>(s, x), DataType::kInt64, 21, -1, threads);
+    auto u64 = cast(make_tensor<float>(s, x), DataType::kUint64, 21, -1, threads);
+    ASSERT_TRUE(i8.ok() && u8.ok() && i16.ok() && u16.ok() && i32.ok() && u32.ok() && i64.ok() && u64.ok());
+    expect_tensor_eq(*i8, make_tensor<int8_t>(s, {44, -1, 0, 0, 0, 0, 0, 0, 0, 0, 127}));
+    expect_tensor_eq(*u8, make_tensor<uint8_t>(s, {44, 255, 0, 0, 0, 0, 0, 0, 0, 0, 127}));
+    expect_tensor_eq(*i16, make_tensor<int16_t>(s, {300, -1, 0, 0, 0, 0, 0, 0, 0, 0, -129}));
+    expect_tensor_eq(*u16, make_tensor<uint16_t>(s, {300, 65535, 0, 0, 0, 0, 0, 0, 0, 0, 65407}));
+    const int32_t m32 = INT32_MIN;
+    expect_tensor_eq(*i32, make_tensor<int32_t>(s, {300, -1, m32, m32, m32, m32, m32, m32, m32, m32, -129}));
+    expect_tensor_eq(*u32, make_tensor<uint32_t>(s, {300, 4294967295u, 0, 2147483648u, 2147483648u, 0, 2147483648u,
+                                                     3000000000u, 0, 0, 4294967167u}));
+    const int64_t m64 = INT64_MIN;
+    expect_tensor_eq(*i64, make_tensor<int64_t>(s, {300, -1, 10000000000, -10000000000, m64, m64, m64, 3000000000,
+                                                    m64, m64, -129}));
+    expect_tensor_eq(*u64, make_tensor<uint64_t>(s, {300, 18446744073709551615ull, 10000000000,
+                                                     18446744063709551616ull, 9223372036854775808ull, 0,
+                                                     9223372036854775808ull, 3000000000, 18000000404716257280ull, 0,
+                                                     18446744073709551487ull}));
+  }
+  // The double path gives the same.
+  std::vector<double> xd(x.begin(), x.end());
+  auto d32 = cast(make_tensor<double>(s, xd), DataType::kUint32);
+  ASSERT_TRUE(d32.ok()) << d32.status().to_string();
+  expect_tensor_eq(*d32, make_tensor<uint32_t>(s, {300, 4294967295u, 0, 2147483648u, 2147483648u, 0, 2147483648u,
+                                                   3000000000u, 0, 0, 4294967167u}));
+}
+
+// The Cast spec's string forms give numbers; anything else is an error
+// naming the string, where strtod used to give 0 for "abc".
+TEST(Cast, StringsThatAreNotNumbersAreAnError) {
+  auto ok = cast(strings({"1e-5", "-inf", "NaN", "+INF", "inf", "-NaN", "1E8", ".5", "-2.", "1e400", "TRUE"}),
+                 DataType::kDouble);
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  const double* v = ok->data<double>();
+  EXPECT_EQ(v[0], 1e-5);
+  EXPECT_EQ(v[1], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(v[2]));
+  EXPECT_EQ(v[3], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(v[4], std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(v[5]));
+  EXPECT_EQ(v[6], 1e8);
+  EXPECT_EQ(v[7], 0.5);
+  EXPECT_EQ(v[8], -2.0);
+  EXPECT_EQ(v[9], std::numeric_limits<double>::infinity());  // float("1e400") in Python
+  EXPECT_EQ(v[10], 1.0);
+  for (const char* bad : {"abc", "1.5x", "", " 1", "1 ", "0x10", "infinity", "nan(1)", "--1", "+-1", "1e", "e5"}) {
+    SCOPED_TRACE(bad);
+    for (DataType to : {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt32, DataType::kInt64,
+                        DataType::kUint8, DataType::kBool, DataType::kFloat8E4M3FN, DataType::kInt4}) {
+      auto out = cast(strings({"1", bad}), to);
+      ASSERT_FALSE(out.ok()) << data_type_name(to);
+      EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().to_string();
+      EXPECT_NE(out.status().message().find("element 1 is \"" + std::string(bad) + "\""), std::string::npos)
+          << out.status().message();
+      EXPECT_NE(out.status().message().find("Cast"), std::string::npos) << out.status().message();
+    }
+  }
+  // Strings into integers: integer text exactly, other numbers truncated.
+  auto i = cast(strings({"9223372036854775807", "-7", "1e3", "-2.9"}), DataType::kInt64);
+  ASSERT_TRUE(i.ok()) << i.status().to_string();
+  expect_tensor_eq(*i, make_tensor<int64_t>({4}, {INT64_MAX, -7, 1000, -2}));
 }
 
 }  // namespace

@@ -198,5 +198,19 @@ TEST(SplitKernel, BigQKVSplitWithThreads) {
   }
 }
 
+// Empty inputs may have any dims, so the sum along the axis can overflow.
+TEST(ConcatKernel, AxisSumThatOverflowsIsAnError) {
+  const Tensor big = make_tensor<float>({0, int64_t{1} << 62}, {});
+  auto out = NodeTest("Concat", 13).input(big).input(big).attr("axis", 1).dynamic_shapes().run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().to_string();
+  EXPECT_NE(out.status().message().find("add up to more than"), std::string::npos) << out.status().message();
+  NodeTest inferred("Concat", 13);
+  inferred.input(big).input(big).attr("axis", 1);
+  auto in = inferred.run();
+  ASSERT_FALSE(in.ok());
+  EXPECT_NE(in.status().message().find("add up to more than"), std::string::npos) << in.status().message();
+}
+
 }  // namespace
 }  // namespace sy

@@ -2,6 +2,7 @@
 // plain loops, broadcasting by explicit index arithmetic, and hand-computed
 // values.
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -453,6 +454,70 @@ TEST(ElementwiseWhere, Strings) {
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_EQ(out->at(0).data<std::string>()[0], "z");
   EXPECT_EQ(out->at(0).data<std::string>()[1], "b");
+}
+
+// ---- integer overflow ---------------------------------------------------------
+// Integers wrap in two's complement, as numpy and ONNX Runtime do; the
+// expected values are numpy's.
+
+TEST(ElementwiseIntegerOverflow, AddSubMulWrapLikeNumpy) {
+  const Tensor a32 = make_tensor<int32_t>({3}, {INT32_MAX, INT32_MIN, 2000000000});
+  const Tensor b32 = make_tensor<int32_t>({3}, {1, -1, 2000000000});
+  auto add = run_binary("Add", 14, a32, b32);
+  auto sub = run_binary("Sub", 14, a32, b32);
+  auto mul = run_binary("Mul", 14, a32, b32);
+  ASSERT_TRUE(add.ok() && sub.ok() && mul.ok()) << add.status().to_string();
+  expect_tensor_eq(*add, make_tensor<int32_t>({3}, {INT32_MIN, INT32_MAX, -294967296}));
+  expect_tensor_eq(*sub, make_tensor<int32_t>({3}, {INT32_MAX - 1, INT32_MIN + 1, 0}));
+  expect_tensor_eq(*mul, make_tensor<int32_t>({3}, {INT32_MAX, INT32_MIN, -1651507200}));
+
+  const Tensor a64 = make_tensor<int64_t>({3}, {INT64_MAX, 3037000500, INT64_MIN});
+  const Tensor b64 = make_tensor<int64_t>({3}, {2, 3037000500, -1});
+  auto add64 = run_binary("Add", 14, a64, b64);
+  auto mul64 = run_binary("Mul", 14, a64, b64);
+  ASSERT_TRUE(add64.ok() && mul64.ok()) << add64.status().to_string();
+  expect_tensor_eq(*add64, make_tensor<int64_t>({3}, {INT64_MIN + 1, 6074001000, INT64_MAX}));
+  expect_tensor_eq(*mul64, make_tensor<int64_t>({3}, {-2, -9223372036709301616, INT64_MIN}));
+
+  // Narrow types promote to int: 65535 * 65535 must not overflow int.
+  auto u16 = run_binary("Mul", 14, make_tensor<uint16_t>({1}, {65535}), make_tensor<uint16_t>({1}, {65535}));
+  ASSERT_TRUE(u16.ok()) << u16.status().to_string();
+  expect_tensor_eq(*u16, make_tensor<uint16_t>({1}, {1}));
+  auto i16 = run_binary("Mul", 14, make_tensor<int16_t>({1}, {-32768}), make_tensor<int16_t>({1}, {-1}));
+  ASSERT_TRUE(i16.ok()) << i16.status().to_string();
+  expect_tensor_eq(*i16, make_tensor<int16_t>({1}, {-32768}));
+
+  // A long row, so the vector loop (not only its tail) wraps.
+  std::vector<int32_t> big(1000, INT32_MAX);
+  auto row = run_binary("Add", 14, make_tensor<int32_t>({1000}, big), make_tensor<int32_t>({}, {1}));
+  ASSERT_TRUE(row.ok()) << row.status().to_string();
+  expect_tensor_eq(*row, make_tensor<int32_t>({1000}, std::vector<int32_t>(1000, INT32_MIN)));
+}
+
+TEST(ElementwiseIntegerOverflow, NegAndAbsOfTheMinimumWrap) {
+  auto neg = NodeTest("Neg", 13).input(make_tensor<int32_t>({2}, {INT32_MIN, 5})).run();
+  ASSERT_TRUE(neg.ok()) << neg.status().to_string();
+  expect_tensor_eq(neg->at(0), make_tensor<int32_t>({2}, {INT32_MIN, -5}));
+  auto abs = NodeTest("Abs", 13).input(make_tensor<int64_t>({2}, {INT64_MIN, -7})).run();
+  ASSERT_TRUE(abs.ok()) << abs.status().to_string();
+  expect_tensor_eq(abs->at(0), make_tensor<int64_t>({2}, {INT64_MIN, 7}));
+}
+
+TEST(ElementwiseIntegerOverflow, IntegerPowWrapsAndFloatExponentsConvertLikeX86) {
+  // numpy: np.power(np.int32(3), np.int32(40)) == 689956897;
+  // np.power(np.int64(3), np.int64(41)) == -420491770248316829.
+  auto i32 = run_binary("Pow", 15, make_tensor<int32_t>({1}, {3}), make_tensor<int32_t>({1}, {40}));
+  ASSERT_TRUE(i32.ok()) << i32.status().to_string();
+  expect_tensor_eq(*i32, make_tensor<int32_t>({1}, {689956897}));
+  auto i64 = run_binary("Pow", 15, make_tensor<int64_t>({1}, {3}), make_tensor<int64_t>({1}, {41}));
+  ASSERT_TRUE(i64.ok()) << i64.status().to_string();
+  expect_tensor_eq(*i64, make_tensor<int64_t>({1}, {-420491770248316829}));
+  // 2^40 and NaN do not fit an int32: INT32_MIN, as numpy's
+  // np.array([2.0**40, nan]).astype(np.int32) gives on x86.
+  auto f = run_binary("Pow", 15, make_tensor<int32_t>({3}, {2, 2, -8}),
+                      make_tensor<double>({3}, {40.0, 0.5, 1.0 / 3.0}));
+  ASSERT_TRUE(f.ok()) << f.status().to_string();
+  expect_tensor_eq(*f, make_tensor<int32_t>({3}, {INT32_MIN, 1, INT32_MIN}));
 }
 
 // ---- unary ------------------------------------------------------------------------

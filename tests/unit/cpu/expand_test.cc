@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,47 @@ TEST(TileKernel, Reference3DAndZeroRepeat) {
   ASSERT_TRUE(zero.ok()) << zero.status().to_string();
   EXPECT_EQ(zero->at(0).shape(), (Shape{2, 0, 4}));
   EXPECT_FALSE(NodeTest("Tile", 13).input(make_tensor<float>(s, in)).input(int64s({1, 2})).run().ok());
+}
+
+// Sizes from the model or an input whose product overflows int64: an
+// InvalidArgument naming the op, never a wrapped (small, valid-looking)
+// shape. 3 * 6148914691236517206 wraps to 2, which used to give a 2-element
+// output read with garbage strides.
+TEST(TileKernel, RepeatsThatOverflowAreAnError) {
+  const Tensor in = make_tensor<float>({3}, {1, 2, 3});
+  auto wraps = NodeTest("Tile", 13).input(in).input(int64s({6148914691236517206})).run();
+  ASSERT_FALSE(wraps.ok());
+  EXPECT_EQ(wraps.status().code(), StatusCode::kInvalidArgument) << wraps.status().to_string();
+  EXPECT_NE(wraps.status().message().find("Tile"), std::string::npos) << wraps.status().message();
+  EXPECT_NE(wraps.status().message().find("6148914691236517206"), std::string::npos) << wraps.status().message();
+  // Each dim fits, the element count does not: [2^32, 2^32].
+  auto count = NodeTest("Tile", 13)
+                   .input(make_tensor<float>({2, 2}, {1, 2, 3, 4}))
+                   .input(int64s({int64_t{1} << 31, int64_t{1} << 31}))
+                   .run();
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.status().code(), StatusCode::kInvalidArgument) << count.status().to_string();
+  EXPECT_NE(count.status().message().find("overflows"), std::string::npos) << count.status().message();
+  // Constant repeats: shape inference refuses the model.
+  NodeTest constant("Tile", 13);
+  constant.input(in).constant_input(int64s({INT64_MAX}));
+  auto c = constant.run();
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("overflows int64"), std::string::npos) << c.status().message();
+}
+
+TEST(ExpandKernel, ShapesThatOverflowAreAnError) {
+  const Tensor in = make_tensor<float>({1, 1}, {5});
+  auto out = NodeTest("Expand", 13).input(in).input(int64s({int64_t{1} << 62, 4})).run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().to_string();
+  EXPECT_NE(out.status().message().find("[4611686018427387904,4] overflows"), std::string::npos)
+      << out.status().message();
+  // Empty results may have any dims whose non-zero product fits (numpy's
+  // broadcast_to(x, (2**63 - 1, 0)) is fine).
+  auto empty = NodeTest("Expand", 13).input(in).input(int64s({INT64_MAX, 0})).run();
+  ASSERT_TRUE(empty.ok()) << empty.status().to_string();
+  EXPECT_EQ(empty->at(0).shape(), (Shape{INT64_MAX, 0}));
 }
 
 }  // namespace

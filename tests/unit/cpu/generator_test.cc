@@ -1,6 +1,8 @@
 // Constant, ConstantOfShape, Range, EyeLike.
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -187,6 +189,113 @@ TEST(EyeLikeKernel, DiagonalsAndDtype) {
     for (int i = 0; i < 4; ++i) e.data<uint16_t>()[i] = float_to_float16(v[i]);
     return e;
   }());
+}
+
+// Range near the int64 limits: limit - start used to overflow int64. Values
+// from numpy's np.arange, except the two whose span exceeds int64, where
+// numpy itself overflows ("overflow encountered in scalar subtract", an
+// empty result): those are Python's exact range().
+TEST(RangeKernel, Int64NearTheLimitsCountsExactly) {
+  const int64_t kMax = INT64_MAX;
+  const int64_t kMin = INT64_MIN;
+  struct Case {
+    int64_t start, limit, delta;
+    std::vector<int64_t> expected;
+  };
+  const Case cases[] = {
+      {kMax - 5, kMax, 2, {kMax - 5, kMax - 3, kMax - 1}},
+      {kMax, kMax - 5, -2, {kMax, kMax - 2, kMax - 4}},
+      {kMin + 5, kMin, -2, {kMin + 5, kMin + 3, kMin + 1}},
+      {kMin, kMin + 7, 3, {kMin, kMin + 3, kMin + 6}},
+      {kMax - 1, kMax, 1, {kMax - 1}},
+      {kMin, kMax, kMax, {kMin, -1, kMax - 1}},  // Python's range
+      {kMax, kMin, kMin, {kMax, -1}},             // Python's range
+      {kMax, kMin, 1, {}},
+      {kMin, kMax, -1, {}},
+  };
+  for (const Case& c : cases) {
+    NodeTest t("Range", 11);
+    t.constant_input(make_tensor<int64_t>({}, {c.start}))
+        .constant_input(make_tensor<int64_t>({}, {c.limit}))
+        .constant_input(make_tensor<int64_t>({}, {c.delta}));
+    auto out = t.run();
+    ASSERT_TRUE(out.ok()) << out.status().to_string() << " " << c.start << " " << c.limit << " " << c.delta;
+    EXPECT_EQ(to_vector<int64_t>(out->at(0)), c.expected) << c.start << " " << c.limit << " " << c.delta;
+    EXPECT_EQ(output_type(t).shape_string(), "[" + std::to_string(c.expected.size()) + "]");
+  }
+}
+
+TEST(RangeKernel, Int32NearTheLimits) {
+  auto run = [](int32_t s, int32_t l, int32_t d) {
+    return NodeTest("Range", 11)
+        .input(make_tensor<int32_t>({}, {s}))
+        .input(make_tensor<int32_t>({}, {l}))
+        .input(make_tensor<int32_t>({}, {d}))
+        .run();
+  };
+  auto a = run(INT32_MIN, INT32_MAX, INT32_MAX);  // Python: [-2147483648, -1, 2147483646]
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  expect_tensor_eq(a->at(0), make_tensor<int32_t>({3}, {INT32_MIN, -1, INT32_MAX - 1}));
+  auto b = run(INT32_MAX - 2, INT32_MAX, 1);
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  expect_tensor_eq(b->at(0), make_tensor<int32_t>({2}, {INT32_MAX - 2, INT32_MAX - 1}));
+}
+
+TEST(RangeKernel, CountsTooLargeToHoldAreRefusedBeforeAllocating) {
+  auto i64 = [](int64_t s, int64_t l, int64_t d) {
+    return NodeTest("Range", 11)
+        .input(make_tensor<int64_t>({}, {s}))
+        .input(make_tensor<int64_t>({}, {l}))
+        .input(make_tensor<int64_t>({}, {d}))
+        .run();
+  };
+  auto a = i64(0, INT64_MAX, 1);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument) << a.status().to_string();
+  EXPECT_NE(a.status().message().find("9223372036854775807 elements"), std::string::npos) << a.status().message();
+  EXPECT_NE(a.status().message().find("Range"), std::string::npos) << a.status().message();
+  // 2^64 - 1 elements: more than int64 can count.
+  auto b = i64(INT64_MIN, INT64_MAX, 1);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("18446744073709551615 elements"), std::string::npos) << b.status().message();
+
+  auto f32 = [](float s, float l, float d) {
+    return NodeTest("Range", 11)
+        .input(make_tensor<float>({}, {s}))
+        .input(make_tensor<float>({}, {l}))
+        .input(make_tensor<float>({}, {d}))
+        .run();
+  };
+  auto huge = f32(0.0f, 1e30f, 1.0f);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kInvalidArgument) << huge.status().to_string();
+  auto nan = f32(0.0f, std::numeric_limits<float>::quiet_NaN(), 1.0f);
+  ASSERT_FALSE(nan.ok());
+  EXPECT_NE(nan.status().message().find("no finite number"), std::string::npos) << nan.status().message();
+  // A negative count of any size is an empty range, not a conversion.
+  auto down = f32(0.0f, 1e30f, -1.0f);
+  ASSERT_TRUE(down.ok()) << down.status().to_string();
+  EXPECT_EQ(down->at(0).shape(), (Shape{0}));
+}
+
+TEST(ConstantOfShapeKernel, OverflowingShapeIsAnError) {
+  auto out = NodeTest("ConstantOfShape", 9).input(int64s({INT64_MAX, 2})).run();
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().to_string();
+  EXPECT_NE(out.status().message().find("[9223372036854775807,2] overflows"), std::string::npos)
+      << out.status().message();
+  // Fits in int64 but not in memory: refused before allocating.
+  auto big = NodeTest("ConstantOfShape", 9).input(int64s({int64_t{1} << 31, int64_t{1} << 31})).run();
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("1 TiB"), std::string::npos) << big.status().message();
+}
+
+TEST(EyeLikeKernel, KAtTheInt64LimitsGivesZeros) {
+  for (int64_t k : {INT64_MIN, INT64_MAX}) {
+    auto out = NodeTest("EyeLike", 9).input(make_tensor<float>({2, 3}, std::vector<float>(6, 9.0f))).attr("k", k).run();
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    expect_tensor_eq(out->at(0), make_tensor<float>({2, 3}, std::vector<float>(6, 0.0f)));
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -341,6 +342,40 @@ TEST(CenterCropPadKernel, NegativeAxesLeaveOtherAxesAlone) {
                  .attr("axes", std::vector<int64_t>{-2})
                  .run();
   EXPECT_FALSE(bad.ok());
+}
+
+// Pads anywhere in int64. [3, -6] on 5 elements pads 3 and crops 6 from the
+// end, leaving 2: the row writer used to write 3 (past the row).
+TEST(PadKernel, ExtremePadsAreCheckedOrExact) {
+  const Tensor five = make_tensor<float>({5}, {1, 2, 3, 4, 5});
+  auto crop_past = pad(13, five, {3, -6}, "constant");
+  ASSERT_TRUE(crop_past.ok()) << crop_past.status().to_string();
+  expect_tensor_eq(crop_past->at(0), make_tensor<float>({2}, {0, 0}));
+  // A pad and an equal crop cancel: INT64_MAX zeros then the data, cropped
+  // by INT64_MAX from the end, leaves the first 3 zeros.
+  const Tensor three = make_tensor<float>({3}, {1, 2, 3});
+  auto cancel = pad(13, three, {INT64_MAX, -INT64_MAX}, "constant");
+  ASSERT_TRUE(cancel.ok()) << cancel.status().to_string();
+  expect_tensor_eq(cancel->at(0), make_tensor<float>({3}, {0, 0, 0}));
+  auto crop_all = pad(13, three, {INT64_MIN, INT64_MAX}, "constant");
+  ASSERT_TRUE(crop_all.ok()) << crop_all.status().to_string();
+  expect_tensor_eq(crop_all->at(0), make_tensor<float>({2}, {0, 0}));
+
+  auto overflow = pad(13, three, {INT64_MAX, 1}, "constant");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().code(), StatusCode::kInvalidArgument) << overflow.status().to_string();
+  EXPECT_NE(overflow.status().message().find("overflow int64"), std::string::npos) << overflow.status().message();
+  auto overflow_sum = pad(13, three, {INT64_MAX - 1, 0}, "constant");
+  ASSERT_FALSE(overflow_sum.ok());
+  EXPECT_NE(overflow_sum.status().message().find("overflow int64"), std::string::npos)
+      << overflow_sum.status().message();
+  auto negative = pad(13, three, {INT64_MIN, 0}, "reflect");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("negative"), std::string::npos) << negative.status().message();
+  // Constant pads: inference refuses the model before it runs.
+  auto inferred = pad(13, three, {INT64_MAX, 1}, "constant", /*constant_pads=*/true);
+  ASSERT_FALSE(inferred.ok());
+  EXPECT_NE(inferred.status().message().find("overflow int64"), std::string::npos) << inferred.status().message();
 }
 
 }  // namespace

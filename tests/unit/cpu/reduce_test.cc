@@ -1,5 +1,6 @@
 // Reductions and ArgMax/ArgMin against a reference that walks every input
 // element and adds it to its output by index arithmetic, in double.
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -263,6 +264,28 @@ TEST(ArgMax, MultiThreadedMiddleAxisMatchesReference) {
       ref.push_back(best);
     }
   expect_tensor_eq(out->at(0), make_tensor<int64_t>({16, 1, 300}, ref));
+}
+
+// Integer reductions wrap like numpy's (np.sum(..., dtype=np.int32) of
+// [INT32_MAX, 1] is INT32_MIN; np.prod of int64 [2^62, 4] is 0).
+TEST(Reduce, IntegerOverflowWraps) {
+  auto sum = run_reduce("ReduceSum", 13, make_tensor<int32_t>({2}, {INT32_MAX, 1}), {}, false);
+  ASSERT_TRUE(sum.ok()) << sum.status().to_string();
+  expect_tensor_eq(*sum, make_tensor<int32_t>({}, {INT32_MIN}));
+  auto sum64 = run_reduce("ReduceSum", 13, make_tensor<int64_t>({3}, {int64_t{1} << 62, int64_t{1} << 62, int64_t{1} << 62}),
+                          {}, false);
+  ASSERT_TRUE(sum64.ok()) << sum64.status().to_string();
+  expect_tensor_eq(*sum64, make_tensor<int64_t>({}, {-4611686018427387904}));
+  auto prod = run_reduce("ReduceProd", 18, make_tensor<int64_t>({2}, {int64_t{1} << 62, 4}), {}, false);
+  ASSERT_TRUE(prod.ok()) << prod.status().to_string();
+  expect_tensor_eq(*prod, make_tensor<int64_t>({}, {0}));
+  // 3^40 wrapped to 32 bits: np.prod([3] * 40, dtype=np.int32) == 689956897.
+  auto prod32 = run_reduce("ReduceProd", 18, make_tensor<int32_t>({40}, std::vector<int32_t>(40, 3)), {}, false);
+  ASSERT_TRUE(prod32.ok()) << prod32.status().to_string();
+  expect_tensor_eq(*prod32, make_tensor<int32_t>({}, {689956897}));
+  auto l1 = run_reduce("ReduceL1", 18, make_tensor<int64_t>({2}, {INT64_MIN, 1}), {}, false);
+  ASSERT_TRUE(l1.ok()) << l1.status().to_string();
+  expect_tensor_eq(*l1, make_tensor<int64_t>({}, {INT64_MIN + 1}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -585,6 +586,43 @@ TEST(ResizeKernel, BigImageBilinearWithThreadsAndOtherTypes) {
   const Float16* h = got_h->at(0).data<Float16>();
   for (size_t i = 0; i < expected.size(); ++i)
     ASSERT_NEAR(float16_to_float(h[i].bits), expected[i], 0.02) << i;
+}
+
+// Output lengths computed from scales are checked before any conversion to
+// int64: too large, infinite or NaN scales and roi are errors naming the node.
+TEST(ResizeKernel, HugeOrNonFiniteSizesAreAnError) {
+  auto run = [](std::vector<float> scales) {
+    return NodeTest("Resize", 19)
+        .input(make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4}))
+        .missing_input()
+        .input(make_tensor<float>({4}, scales))
+        .attr("mode", "nearest")
+        .run();
+  };
+  for (float bad : {1e30f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    SCOPED_TRACE(bad);
+    auto out = run({1, 1, bad, 1});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("Resize"), std::string::npos) << out.status().message();
+  }
+  // Each length fits int64, their product does not.
+  auto product = run({1, 1, 3e9f, 3e9f});
+  ASSERT_FALSE(product.ok());
+  EXPECT_EQ(product.status().code(), StatusCode::kInvalidArgument) << product.status().to_string();
+  EXPECT_NE(product.status().message().find("overflows"), std::string::npos) << product.status().message();
+  auto length = run({1, 1, 1e19f, 1});
+  ASSERT_FALSE(length.ok());
+  EXPECT_NE(length.status().message().find("not a valid dimension"), std::string::npos) << length.status().message();
+  // Constant scales: inference refuses the model.
+  NodeTest t("Resize", 19);
+  t.input(make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4}))
+      .missing_input()
+      .constant_input(make_tensor<float>({4}, {1, 1, 1e30f, 1}))
+      .attr("mode", "nearest");
+  auto inferred = t.run();
+  ASSERT_FALSE(inferred.ok());
+  EXPECT_NE(inferred.status().message().find("not a valid dimension"), std::string::npos)
+      << inferred.status().message();
 }
 
 }  // namespace

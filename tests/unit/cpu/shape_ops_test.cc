@@ -433,5 +433,24 @@ TEST(TensorSchemaTest, RangeCountsFromConstants) {
             "[?]");
 }
 
+// A requested shape whose product wraps around int64 to the input's count
+// ((2^62 + 1) * 4 == 4 mod 2^64) used to pass the count check.
+TEST(ReshapeKernel, ShapesWhoseProductOverflowsAreAnError) {
+  const Tensor in = make_tensor<float>({4}, {1, 2, 3, 4});
+  auto wraps = NodeTest("Reshape", 14).input(in).input(int64s({(int64_t{1} << 62) + 1, 4})).run();
+  ASSERT_FALSE(wraps.ok());
+  EXPECT_EQ(wraps.status().code(), StatusCode::kInvalidArgument) << wraps.status().to_string();
+  EXPECT_NE(wraps.status().message().find("overflows"), std::string::npos) << wraps.status().message();
+  auto inferred_dim = NodeTest("Reshape", 14).input(in).input(int64s({-1, int64_t{1} << 32, int64_t{1} << 32})).run();
+  ASSERT_FALSE(inferred_dim.ok());
+  EXPECT_NE(inferred_dim.status().message().find("overflows"), std::string::npos) << inferred_dim.status().message();
+  // The same as a constant: refused by shape inference.
+  NodeTest t("Reshape", 14);
+  t.input(in).constant_input(int64s({(int64_t{1} << 62) + 1, 4}));
+  auto constant = t.run();
+  ASSERT_FALSE(constant.ok());
+  EXPECT_NE(constant.status().message().find("overflows"), std::string::npos) << constant.status().message();
+}
+
 }  // namespace
 }  // namespace sy

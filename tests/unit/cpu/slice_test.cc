@@ -198,5 +198,76 @@ TEST(SliceKernel, BigSequenceSliceWithThreads) {
   EXPECT_EQ(to_vector<float>(out->at(0)), expected);
 }
 
+// Starts, ends and steps at the int64 limits, against numpy (values printed
+// by numpy 1.x for np.arange(7)[start:end:step] and np.arange(12).reshape(3,
+// 4)[...]). Once the spec's clamping is done in int64, ceil((end - start) /
+// step) used to overflow for steps near INT64_MAX and -INT64_MIN, giving a
+// negative dimension or a wrong count.
+TEST(SliceKernel, StepsAndBoundsAtTheInt64LimitsMatchNumpy) {
+  const int64_t kMax = INT64_MAX;
+  const int64_t kMin = INT64_MIN;
+  struct Case {
+    int64_t start, end, step;
+    std::vector<float> expected;
+  };
+  const Case cases[] = {
+      {0, kMax, kMax, {0}},
+      {kMax, kMin, kMin, {6}},
+      {-1, kMin, kMin, {6}},
+      {kMin, kMax, kMax, {0}},
+      {1, kMax, kMax, {1}},
+      {5, kMin, kMin, {5}},
+      {kMax, kMin, -kMax, {6}},
+      {kMin + 1, kMax, -kMax, {}},
+      {kMin, kMax, 1, {0, 1, 2, 3, 4, 5, 6}},
+      {kMax, kMin, -1, {6, 5, 4, 3, 2, 1, 0}},
+      {kMin, kMin, 1, {}},
+      {kMax, kMax, -1, {}},
+  };
+  for (const Case& c : cases) {
+    // Constant inputs, so shape inference computes the output shape too.
+    NodeTest t("Slice", 13);
+    t.input(make_tensor<float>({7}, iota_floats(7)))
+        .constant_input(int64s({c.start}))
+        .constant_input(int64s({c.end}))
+        .constant_input(int64s({0}))
+        .constant_input(int64s({c.step}));
+    auto out = t.run();
+    ASSERT_TRUE(out.ok()) << out.status().to_string() << " start " << c.start << " end " << c.end << " step "
+                          << c.step;
+    const std::string want = "[" + std::to_string(c.expected.size()) + "]";
+    EXPECT_EQ(t.graph().values[static_cast<size_t>(t.graph().outputs[0])].type.shape_string(), want)
+        << "start " << c.start << " end " << c.end << " step " << c.step;
+    EXPECT_EQ(to_vector<float>(out->at(0)), c.expected) << "start " << c.start << " end " << c.end << " step "
+                                                        << c.step;
+  }
+}
+
+TEST(SliceKernel, ExtremeStepsOn2DMatchNumpy) {
+  const int64_t kMax = INT64_MAX;
+  const int64_t kMin = INT64_MIN;
+  auto run = [&](std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> steps) {
+    return NodeTest("Slice", 13)
+        .input(make_tensor<float>({3, 4}, iota_floats(12)))
+        .input(int64s(starts))
+        .input(int64s(ends))
+        .input(int64s({0, 1}))
+        .input(int64s(steps))
+        .run();
+  };
+  // x[M:m:m, m:M:M] == [[8]]
+  auto a = run({kMax, kMin}, {kMin, kMax}, {kMin, kMax});
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  expect_tensor_eq(a->at(0), make_tensor<float>({1, 1}, {8}));
+  // x[m:M:M, M:m:m] == [[3]]
+  auto b = run({kMin, kMax}, {kMax, kMin}, {kMax, kMin});
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  expect_tensor_eq(b->at(0), make_tensor<float>({1, 1}, {3}));
+  // x[::-1, 1:M:2] == [[9,11],[5,7],[1,3]]
+  auto c = run({kMax, 1}, {kMin, kMax}, {-1, 2});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  expect_tensor_eq(c->at(0), make_tensor<float>({3, 2}, {9, 11, 5, 7, 1, 3}));
+}
+
 }  // namespace
 }  // namespace sy

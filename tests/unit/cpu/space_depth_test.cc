@@ -132,5 +132,26 @@ TEST(SpaceToDepthKernel, Errors) {
   EXPECT_FALSE(mode.ok());
 }
 
+TEST(SpaceToDepthKernel, BlocksizeWhoseSquareOverflowsIsAnError) {
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"}) {
+    SCOPED_TRACE(op);
+    auto out = NodeTest(op, 13)
+                   .input(make_tensor<float>({1, 0, 0, 0}, {}))
+                   .attr("blocksize", int64_t{1} << 32)
+                   .run();
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("its square overflows"), std::string::npos) << out.status().message();
+  }
+  // Empty input, so only the output dims can overflow: 0 channels keeps
+  // DepthToSpace's output empty, but H * blocksize must still fit.
+  auto d2s = NodeTest("DepthToSpace", 13)
+                 .input(make_tensor<float>({1, 0, int64_t{1} << 40, 1}, {}))
+                 .dynamic_shapes()
+                 .attr("blocksize", int64_t{1} << 30)
+                 .run();
+  ASSERT_FALSE(d2s.ok());
+  EXPECT_NE(d2s.status().message().find("overflows int64"), std::string::npos) << d2s.status().message();
+}
+
 }  // namespace
 }  // namespace sy
