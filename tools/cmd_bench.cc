@@ -169,9 +169,17 @@ int cmd_bench(int argc, char** argv) {
         std::cerr << "error: --io-binding: input '" << name << "': " << st.to_string() << "\n";
         return 1;
       }
-      binding.bind_input(name, *placed);
+      if (Status bound = binding.bind_input(name, *placed); !bound.ok()) {
+        std::cerr << "error: --io-binding: " << bound.to_string() << "\n";
+        return 1;
+      }
     }
-    for (const ValueInfo& o : (*session)->outputs()) binding.bind_output(o.name, *device);
+    for (const ValueInfo& o : (*session)->outputs()) {
+      if (Status bound = binding.bind_output(o.name, *device); !bound.ok()) {
+        std::cerr << "error: --io-binding: " << bound.to_string() << "\n";
+        return 1;
+      }
+    }
   }
   auto run_once = [&](double& ms) -> Status {
     const auto a = std::chrono::steady_clock::now();

@@ -50,7 +50,11 @@ struct SessionOptions {
   // the last resort, and the fallback policy decides how loudly it is used.
   std::vector<ProviderRequest> providers;
   FallbackPolicy fallback;
-  int intra_op_threads = 0;  // 0: one per core
+  // Thread counts: 0 means one per core. Session::create refuses a negative
+  // count, or one above max(64, 4 x the hardware threads) capped at 1024,
+  // before it loads anything, and returns ResourceExhausted when the system
+  // refuses a thread.
+  int intra_op_threads = 0;
   int inter_op_threads = 1;
   OptimizationLevel optimization_level = OptimizationLevel::kAll;
   std::string log_id;  // names the session in log lines; default "session<N>"
@@ -71,6 +75,11 @@ struct SessionOptions {
   //     attributes the ONNX spec does not list for the op version; by
   //     default ("0") such a model is refused with an error naming the
   //     node and the attribute.
+  //   "session.external_data": "map" (default) keeps external data mapped
+  //     from its file, which must then not change while the session lives
+  //     (truncating it is a SIGBUS, rewriting it changes the weights);
+  //     "copy" copies it into the session's memory while loading.
+  //     docs/security.md has the details.
   std::map<std::string, std::string> config;
 };
 
@@ -200,6 +209,7 @@ class Session {
 
  private:
   explicit Session(std::unique_ptr<Impl> impl);
+  Result<std::string> write_profile();
   std::unique_ptr<Impl> impl_;
 };
 
@@ -208,13 +218,28 @@ class Session {
 // there without a copy when the nodes reading it run on that device); an
 // output may be asked for on a device, where it stays, or written into a
 // tensor the caller allocated.
+//
+// Every bind checks what it is given before any run reads or writes it: a
+// type, a shape without negative or overflowing dimensions, a data pointer
+// that is not null, and for a caller's raw buffer its byte size against
+// the shape. A Tensor's own size cannot be checked: a Tensor::view must
+// describe memory that really holds its shape; prefer the overloads that
+// take the buffer's byte size.
 class IoBinding {
  public:
-  void bind_input(const std::string& name, const Tensor& value);
+  Status bind_input(const std::string& name, const Tensor& value);
+  // A caller's buffer of `byte_size` bytes holding dtype[shape].
+  Status bind_input(const std::string& name, DataType dtype, const Shape& shape, void* data, size_t byte_size,
+                    Device device = kCpuDevice);
   // The output, on `device` (allocated by the run).
-  void bind_output(const std::string& name, Device device = kCpuDevice);
-  // The output, written into `preallocated` (its type and shape must match).
-  void bind_output(const std::string& name, const Tensor& preallocated);
+  Status bind_output(const std::string& name, Device device = kCpuDevice);
+  // The output, written into `preallocated`, whose type and shape must
+  // match the output's (checked against the declared output before the
+  // run, and against the result before the copy).
+  Status bind_output(const std::string& name, const Tensor& preallocated);
+  // The output, written into a caller's buffer of `byte_size` bytes.
+  Status bind_output(const std::string& name, DataType dtype, const Shape& shape, void* data, size_t byte_size,
+                     Device device = kCpuDevice);
   void clear_inputs() { inputs_.clear(); }
   void clear_outputs() {
     outputs_.clear();

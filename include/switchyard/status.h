@@ -22,6 +22,8 @@ enum class StatusCode {
   kRuntimeError,     // failure while running a kernel
   kUnavailable,      // a provider that cannot load here
   kOutOfMemory,
+  kResourceExhausted,  // the system refused something else: threads, files
+  kInternal,           // a bug: an exception caught at the API boundary
 };
 
 const char* status_code_name(StatusCode code);

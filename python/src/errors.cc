@@ -51,6 +51,8 @@ ErrorIndex index_for(StatusCode code) {
     // ONNX Runtime has no out-of-memory code; its allocation failures are
     // reported as exceptions thrown while running.
     case StatusCode::kOutOfMemory: return kRuntimeExceptionIdx;
+    case StatusCode::kResourceExhausted: return kRuntimeExceptionIdx;
+    case StatusCode::kInternal: return kEngineErrorIdx;
     case StatusCode::kOk:
     case StatusCode::kFail: break;
   }

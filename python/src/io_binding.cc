@@ -6,6 +6,8 @@
 
 #include <cctype>
 #include <functional>
+#include <limits>
+#include <map>
 
 #include "binding.h"
 
@@ -72,36 +74,102 @@ struct PyOrtValue {
   }
 };
 
+void check(const Status& st) {
+  if (!st.ok()) raise_status(st);
+}
+
+// The memory a buffer_ptr argument names.
+struct CallerBuffer {
+  DataType dtype = DataType::kUndefined;
+  Shape shape;
+  void* data = nullptr;
+  size_t byte_size = 0;
+};
+
+// buffer_ptr is either an address, as onnxruntime takes it (a torch
+// tensor's data_ptr()), whose size only the optional buffer_size can
+// tell, or a numpy array, whose type, layout, size and (for an output)
+// writability are checked here; element_type and shape default to its own.
+CallerBuffer caller_buffer(const std::string& role, const py::object& buffer, const py::object& element_type,
+                           const std::optional<std::vector<int64_t>>& shape, std::optional<size_t> buffer_size,
+                           bool written) {
+  CallerBuffer b;
+  if (py::isinstance<py::array>(buffer)) {
+    const auto arr = py::reinterpret_borrow<py::array>(buffer);
+    b.dtype = element_type.is_none() ? element_type_of(arr.dtype()) : element_type_of(element_type);
+    if (!arr.dtype().equal(numpy_dtype(b.dtype, role)))
+      raise_invalid_argument(role + ": the array bound is " + std::string(py::str(arr.dtype())) + ", not " +
+                             std::string(data_type_name(b.dtype)));
+    if ((arr.flags() & py::array::c_style) == 0)
+      raise_invalid_argument(role + ": the array bound is not C-contiguous; pass numpy.ascontiguousarray(a)");
+    if (written && !arr.writeable()) raise_invalid_argument(role + ": the array bound is read-only");
+    if (shape) {
+      b.shape = Shape(*shape);
+    } else {
+      b.shape.resize(static_cast<size_t>(arr.ndim()));
+      for (py::ssize_t i = 0; i < arr.ndim(); ++i) b.shape[static_cast<size_t>(i)] = arr.shape(i);
+    }
+    // Writability was checked above; the binding takes a non-const pointer.
+    b.data = const_cast<void*>(arr.data());
+    b.byte_size = static_cast<size_t>(arr.nbytes());
+    return b;
+  }
+  if (!py::isinstance<py::int_>(buffer))
+    raise_invalid_argument(role + ": buffer_ptr must be an address (int) or a numpy array, got " +
+                           std::string(py::str(py::type::handle_of(buffer).attr("__name__"))));
+  if (element_type.is_none() || !shape) raise_invalid_argument(role + ": a buffer_ptr address needs element_type and shape");
+  b.dtype = element_type_of(element_type);
+  b.shape = Shape(*shape);
+  b.data = reinterpret_cast<void*>(buffer.cast<uintptr_t>());
+  // Without buffer_size the caller vouches for the size; the null pointer
+  // and the shape are still checked.
+  b.byte_size = buffer_size ? *buffer_size : std::numeric_limits<size_t>::max();
+  return b;
+}
+
 struct PyIOBinding {
   std::shared_ptr<Session> session;  // kept alive by the Python session object
   IoBinding binding;
   py::object owner;  // the Python session
+  // numpy arrays bound by reference, kept alive while bound.
+  std::map<std::string, py::object> input_arrays, output_arrays;
 
   void bind_cpu_input(const std::string& name, const py::object& array) {
     // Copied, so that later changes to the array do not reach a later run.
     Result<Tensor> t = tensor_from_python(array, name).clone();
     if (!t.ok()) raise_status(t.status());
-    binding.bind_input(name, *t);
+    check(binding.bind_input(name, *t));
+    input_arrays.erase(name);
   }
   void bind_input(const std::string& name, const std::string& device_type, int device_id, const py::object& element_type,
-                  const std::vector<int64_t>& shape, uintptr_t buffer_ptr) {
+                  const std::optional<std::vector<int64_t>>& shape, const py::object& buffer_ptr,
+                  std::optional<size_t> buffer_size) {
     // A buffer the caller owns (e.g. a torch tensor's data_ptr()).
-    binding.bind_input(name, Tensor::view(element_type_of(element_type), Shape(shape), reinterpret_cast<void*>(buffer_ptr),
-                                          parse_device(device_type, device_id)));
+    const CallerBuffer b = caller_buffer("input '" + name + "'", buffer_ptr, element_type, shape, buffer_size, false);
+    check(binding.bind_input(name, b.dtype, b.shape, b.data, b.byte_size, parse_device(device_type, device_id)));
+    input_arrays[name] = buffer_ptr;
   }
-  void bind_ortvalue_input(const std::string& name, const PyOrtValue& value) { binding.bind_input(name, value.tensor); }
+  void bind_ortvalue_input(const std::string& name, const PyOrtValue& value) {
+    check(binding.bind_input(name, value.tensor));
+    input_arrays.erase(name);
+  }
   void bind_output(const std::string& name, const std::string& device_type, int device_id, const py::object& element_type,
-                   const std::optional<std::vector<int64_t>>& shape, uintptr_t buffer_ptr) {
+                   const std::optional<std::vector<int64_t>>& shape, const py::object& buffer_ptr,
+                   std::optional<size_t> buffer_size) {
     const Device d = parse_device(device_type, device_id);
-    if (buffer_ptr != 0) {
-      if (element_type.is_none() || !shape)
-        raise_invalid_argument("bind_output with buffer_ptr needs element_type and shape");
-      binding.bind_output(name, Tensor::view(element_type_of(element_type), Shape(*shape), reinterpret_cast<void*>(buffer_ptr), d));
+    if (!buffer_ptr.is_none() && !(py::isinstance<py::int_>(buffer_ptr) && buffer_ptr.cast<uintptr_t>() == 0)) {
+      const CallerBuffer b = caller_buffer("output '" + name + "'", buffer_ptr, element_type, shape, buffer_size, true);
+      check(binding.bind_output(name, b.dtype, b.shape, b.data, b.byte_size, d));
+      output_arrays[name] = buffer_ptr;
       return;
     }
-    binding.bind_output(name, d);
+    check(binding.bind_output(name, d));
+    output_arrays.erase(name);
   }
-  void bind_ortvalue_output(const std::string& name, const PyOrtValue& value) { binding.bind_output(name, value.tensor); }
+  void bind_ortvalue_output(const std::string& name, const PyOrtValue& value) {
+    check(binding.bind_output(name, value.tensor));
+    output_arrays.erase(name);
+  }
   std::vector<PyOrtValue> get_outputs() const {
     std::vector<PyOrtValue> out;
     for (const Tensor& t : binding.outputs()) out.push_back({t});
@@ -140,16 +208,24 @@ void bind_io_binding(py::module_& m, const std::function<std::shared_ptr<Session
       }))
       .def("bind_cpu_input", &PyIOBinding::bind_cpu_input)
       .def("bind_input", &PyIOBinding::bind_input, py::arg("name"), py::arg("device_type"), py::arg("device_id"),
-           py::arg("element_type"), py::arg("shape"), py::arg("buffer_ptr"))
+           py::arg("element_type"), py::arg("shape"), py::arg("buffer_ptr"), py::arg("buffer_size") = py::none())
       .def("bind_ortvalue_input", &PyIOBinding::bind_ortvalue_input)
       .def("bind_output", &PyIOBinding::bind_output, py::arg("name"), py::arg("device_type") = "cpu",
            py::arg("device_id") = 0, py::arg("element_type") = py::none(), py::arg("shape") = py::none(),
-           py::arg("buffer_ptr") = 0)
+           py::arg("buffer_ptr") = py::none(), py::arg("buffer_size") = py::none())
       .def("bind_ortvalue_output", &PyIOBinding::bind_ortvalue_output)
       .def("get_outputs", &PyIOBinding::get_outputs)
       .def("copy_outputs_to_cpu", &PyIOBinding::copy_outputs_to_cpu)
-      .def("clear_binding_inputs", [](PyIOBinding& b) { b.binding.clear_inputs(); })
-      .def("clear_binding_outputs", [](PyIOBinding& b) { b.binding.clear_outputs(); })
+      .def("clear_binding_inputs",
+           [](PyIOBinding& b) {
+             b.binding.clear_inputs();
+             b.input_arrays.clear();
+           })
+      .def("clear_binding_outputs",
+           [](PyIOBinding& b) {
+             b.binding.clear_outputs();
+             b.output_arrays.clear();
+           })
       // Runs wait for their device work before returning, so there is
       // nothing left to synchronise; kept for onnxruntime scripts.
       .def("synchronize_inputs", [](PyIOBinding&) {})

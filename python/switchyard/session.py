@@ -260,15 +260,22 @@ class IOBinding:
     def bind_cpu_input(self, name, arr_on_cpu):
         self._iobinding.bind_cpu_input(name, arr_on_cpu)
 
-    def bind_input(self, name, device_type, device_id, element_type, shape, buffer_ptr):
-        self._iobinding.bind_input(name, device_type, device_id, element_type, list(shape), buffer_ptr)
+    def bind_input(self, name, device_type, device_id, element_type, shape, buffer_ptr, buffer_size=None):
+        """buffer_ptr: an address (whose size buffer_size, when given,
+        is checked against the shape) or a C-contiguous numpy array."""
+        self._iobinding.bind_input(name, device_type, device_id, element_type,
+                                   None if shape is None else list(shape), buffer_ptr, buffer_size)
 
     def bind_ortvalue_input(self, name, ortvalue):
         self._iobinding.bind_ortvalue_input(name, ortvalue)
 
-    def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None, buffer_ptr=None):
+    def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None, buffer_ptr=None,
+                    buffer_size=None):
+        """buffer_ptr: None (the run allocates), an address (whose size
+        buffer_size, when given, is checked) or a writable C-contiguous
+        numpy array the output is written into."""
         self._iobinding.bind_output(name, device_type, device_id, element_type,
-                                    None if shape is None else list(shape), buffer_ptr or 0)
+                                    None if shape is None else list(shape), buffer_ptr, buffer_size)
 
     def bind_ortvalue_output(self, name, ortvalue):
         self._iobinding.bind_ortvalue_output(name, ortvalue)

@@ -14,6 +14,8 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kRuntimeError: return "RuntimeException";
     case StatusCode::kUnavailable: return "Unavailable";
     case StatusCode::kOutOfMemory: return "OutOfMemory";
+    case StatusCode::kResourceExhausted: return "ResourceExhausted";
+    case StatusCode::kInternal: return "Internal";
   }
   return "Unknown";
 }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <string>
+#include <system_error>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -55,9 +58,34 @@ int ThreadPool::hardware_threads() {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
-ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
-  workers_.reserve(static_cast<size_t>(num_threads_ - 1));
-  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+ThreadPool::ThreadPool(int num_threads, NoWorkers) : num_threads_(std::max(1, num_threads)) {}
+
+ThreadPool::ThreadPool(int num_threads) : ThreadPool(num_threads, NoWorkers{}) {
+  if (!start_workers().ok()) num_threads_ = static_cast<int>(workers_.size()) + 1;
+}
+
+Status ThreadPool::start_workers() {
+  const int wanted = num_threads_ - 1;
+  try {
+    workers_.reserve(static_cast<size_t>(wanted));
+    while (static_cast<int>(workers_.size()) < wanted) workers_.emplace_back([this] { worker_loop(); });
+  } catch (const std::system_error& e) {
+    return Status(StatusCode::kResourceExhausted,
+                  "the system refused a thread after " + std::to_string(workers_.size()) + " of the " +
+                      std::to_string(wanted) + " worker threads asked for (intra-op threads " +
+                      std::to_string(num_threads_) + "): " + e.what());
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kResourceExhausted, "out of memory after starting " + std::to_string(workers_.size()) +
+                                                      " of the " + std::to_string(wanted) + " worker threads asked for");
+  }
+  return ok_status();
+}
+
+Result<std::unique_ptr<ThreadPool>> ThreadPool::create(int num_threads) {
+  std::unique_ptr<ThreadPool> pool(new ThreadPool(num_threads, NoWorkers{}));
+  // On failure the destructor stops and joins the workers already started.
+  SY_RETURN_IF_ERROR(pool->start_workers());
+  return pool;
 }
 
 ThreadPool::~ThreadPool() {

@@ -12,11 +12,13 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "core/function_ref.h"
+#include "switchyard/status.h"
 
 namespace sy {
 
@@ -46,6 +48,13 @@ class TwoEndedCounter {
 class ThreadPool {
  public:
   // num_threads counts the caller: 1 means no worker threads at all.
+  // Returns ResourceExhausted, with every worker it started joined again,
+  // when the system refuses a thread (std::thread throws std::system_error:
+  // no memory for a stack, a process limit). Sessions create their pools
+  // here, since their thread counts come from users.
+  static Result<std::unique_ptr<ThreadPool>> create(int num_threads);
+  // For small counts fixed in code (tests, constant folding): a thread the
+  // system refuses leaves the pool with fewer threads instead of failing.
   explicit ThreadPool(int num_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -82,13 +91,18 @@ class ThreadPool {
     explicit Job(FunctionRef<void(int64_t, int64_t)> f) : fn(f) {}
   };
 
+  struct NoWorkers {};
+  ThreadPool(int num_threads, NoWorkers);
+  // Starts workers until num_threads_ threads exist; on a refused thread
+  // it stops there and returns the error, leaving num_threads_ as it was.
+  Status start_workers();
   void worker_loop();
   // Runs chunks of `job` until none are left: the caller from the front of
   // the range, workers from the back.
   static void run_chunks(Job* job, bool from_back);
   Job* acquire_job_locked();
 
-  const int num_threads_;
+  int num_threads_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;

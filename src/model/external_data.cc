@@ -8,6 +8,7 @@
 #include <iterator>
 #include <system_error>
 
+#include "core/bool_bytes.h"
 #include "onnx/onnx_pb.h"
 
 namespace sy {
@@ -113,8 +114,20 @@ Result<std::string> resolve_external_data_location(const std::string& model_dir,
   return canon.string();
 }
 
-ExternalDataResolver::ExternalDataResolver(std::string model_dir, std::string model_name, std::string real_model_dir)
-    : model_dir_(std::move(model_dir)), model_name_(std::move(model_name)), real_model_dir_(std::move(real_model_dir)) {}
+Result<ExternalDataMode> external_data_mode_from_config(const std::map<std::string, std::string>& config) {
+  auto it = config.find(kExternalDataModeKey);
+  if (it == config.end() || it->second == "map") return ExternalDataMode::kMap;
+  if (it->second == "copy") return ExternalDataMode::kCopy;
+  return invalid_argument(std::string("session config '") + kExternalDataModeKey + "' is '" + it->second +
+                          "'; accepted: 'map' or 'copy'");
+}
+
+ExternalDataResolver::ExternalDataResolver(std::string model_dir, std::string model_name, std::string real_model_dir,
+                                           ExternalDataMode mode)
+    : model_dir_(std::move(model_dir)),
+      model_name_(std::move(model_name)),
+      real_model_dir_(std::move(real_model_dir)),
+      mode_(mode) {}
 
 size_t ExternalDataResolver::num_open_files() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -170,12 +183,14 @@ Result<Tensor> ExternalDataResolver::load(const ExternalDataInfo& info, DataType
                          " runs past the end of the file (" + std::to_string(file->size()) + " bytes)");
 
   uint8_t* p = file->mutable_data() + offset;
-  if (bytes > 0 && reinterpret_cast<uintptr_t>(p) % element_alignment(dtype) == 0)
+  const bool view = mode_ == ExternalDataMode::kMap && dtype != DataType::kBool;
+  if (view && bytes > 0 && reinterpret_cast<uintptr_t>(p) % element_alignment(dtype) == 0)
     return Tensor::shared(dtype, shape, p, std::shared_ptr<void>(file, file.get()));
 
-  auto copy = Tensor::allocate(dtype, shape);
+  auto copy = Tensor::allocate_uninitialized(dtype, shape);
   if (!copy.ok()) return copy.status().with_context(where);
   if (bytes > 0) std::memcpy(copy->raw_data(), p, bytes);
+  if (dtype == DataType::kBool) normalize_bool_bytes(copy->data<uint8_t>(), bytes);
   return copy;
 }
 

@@ -47,16 +47,33 @@ Result<ExternalDataInfo> parse_external_data_info(const onnx::TensorProto& proto
 Result<std::string> resolve_external_data_location(const std::string& model_dir, const std::string& location,
                                                    const std::string& real_model_dir = "");
 
+// How a session holds external data (session config "session.external_data").
+enum class ExternalDataMode {
+  // Tensors view into the mapped file: no copy, but the file must not
+  // change while a session lives (truncating it makes the next read of a
+  // lost page a SIGBUS; rewriting it changes the weights).
+  kMap,
+  // Tensors are copied into memory of their own during loading, and the
+  // file is closed when loading ends; later changes to it do not matter.
+  kCopy,
+};
+
+// The config key and its parser: "map" (the default) or "copy".
+inline constexpr const char* kExternalDataModeKey = "session.external_data";
+Result<ExternalDataMode> external_data_mode_from_config(const std::map<std::string, std::string>& config);
+
 // Serves external tensor data for one model load. Each data file is mapped
-// once and shared by every tensor in it; tensors view into the mapping when
-// the offset is suitably aligned (and copy otherwise), so the mapping lives
-// as long as any such tensor.
+// once and shared by every tensor in it; under kMap, tensors view into the
+// mapping when the offset is suitably aligned (and copy otherwise), so the
+// mapping lives as long as any such tensor. Bool tensors are always copied,
+// to make every byte 0 or 1.
 class ExternalDataResolver {
  public:
   // `model_dir`: the folder locations are relative to. `model_name`: the
   // model file (or a description), named in error messages.
   // `real_model_dir`: see resolve_external_data_location().
-  ExternalDataResolver(std::string model_dir, std::string model_name, std::string real_model_dir = "");
+  ExternalDataResolver(std::string model_dir, std::string model_name, std::string real_model_dir = "",
+                       ExternalDataMode mode = ExternalDataMode::kMap);
 
   // The tensor `what` of `dtype` and `shape` stored as `info` says.
   Result<Tensor> load(const ExternalDataInfo& info, DataType dtype, const Shape& shape,
@@ -72,6 +89,7 @@ class ExternalDataResolver {
   std::string model_dir_;
   std::string model_name_;
   std::string real_model_dir_;
+  ExternalDataMode mode_;
   mutable std::mutex mu_;
   mutable std::map<std::string, std::shared_ptr<MappedFile>> files_;  // by canonical path
 };

@@ -578,7 +578,7 @@ Result<Model> convert_model(onnx::ModelProto& proto, const ExternalDataResolver*
 
 }  // namespace
 
-Result<Model> load_model(const std::string& path) {
+Result<Model> load_model(const std::string& path, ExternalDataMode mode) {
   MappedFile::Options options;
   options.map_threshold = kMapModelBytes;
   auto file = MappedFile::open(path, options);
@@ -595,19 +595,21 @@ Result<Model> load_model(const std::string& path) {
   std::string real_dir;
   const std::filesystem::path real = std::filesystem::canonical(path, ec);
   if (!ec) real_dir = real.parent_path().string();
-  ExternalDataResolver resolver(dir.empty() ? "." : dir.string(), path, real_dir);
+  ExternalDataResolver resolver(dir.empty() ? "." : dir.string(), path, real_dir, mode);
   SY_ASSIGN_OR_RETURN(Model model, convert_model(proto, &resolver, path));
   model.path = path;
   return model;
 }
 
-Result<Model> load_model_from_bytes(const void* data, size_t size, const std::string& external_data_dir) {
+Result<Model> load_model_from_bytes(const void* data, size_t size, const std::string& external_data_dir,
+                                    ExternalDataMode mode) {
   if (data == nullptr && size > 0) return invalid_argument("load_model_from_bytes: data is null");
   const std::string source = "model bytes";
   onnx::ModelProto proto;
   SY_RETURN_IF_ERROR(parse_model(static_cast<const uint8_t*>(data), size, source, &proto));
   if (external_data_dir.empty()) return convert_model(proto, nullptr, source);
-  ExternalDataResolver resolver(external_data_dir, source + " (external data folder " + external_data_dir + ")");
+  ExternalDataResolver resolver(external_data_dir, source + " (external data folder " + external_data_dir + ")", "",
+                                mode);
   return convert_model(proto, &resolver, source);
 }
 

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/external_data.h"
 #include "model/graph.h"
 #include "switchyard/status.h"
 
@@ -34,11 +35,13 @@ inline constexpr int64_t kNewestIrVersion = 13;
 // are resolved inside the file's folder. Errors: kNoSuchFile for a missing
 // file, kInvalidProtobuf for bytes that are not a model (or a truncated
 // one), kInvalidGraph for a model that parses but is malformed.
-Result<Model> load_model(const std::string& path);
+// `mode`: whether external data stays mapped or is copied.
+Result<Model> load_model(const std::string& path, ExternalDataMode mode = ExternalDataMode::kMap);
 
 // Parses a model held in memory. A model with external data needs
 // `external_data_dir`, the folder its locations are relative to; without
 // one such a model is refused.
-Result<Model> load_model_from_bytes(const void* data, size_t size, const std::string& external_data_dir = "");
+Result<Model> load_model_from_bytes(const void* data, size_t size, const std::string& external_data_dir = "",
+                                    ExternalDataMode mode = ExternalDataMode::kMap);
 
 }  // namespace sy

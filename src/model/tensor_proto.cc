@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/bool_bytes.h"
 #include "core/mapped_file.h"
 #include "model/external_data.h"
 #include "onnx/onnx_pb.h"
@@ -215,11 +216,7 @@ Result<Tensor> decode(const onnx::TensorProto& proto, std::string* raw_owner, co
   }
   SY_ASSIGN_OR_RETURN(Tensor t, allocate_for(dt, shape, what));
   if (bytes > 0) std::memcpy(t.raw_data(), raw.data(), bytes);
-  if (dt == DataType::kBool) {
-    // Kernels may rely on bools being exactly 0 or 1.
-    auto* b = t.data<uint8_t>();
-    for (size_t i = 0; i < bytes; ++i) b[i] = b[i] != 0 ? 1 : 0;
-  }
+  if (dt == DataType::kBool) normalize_bool_bytes(t.data<uint8_t>(), bytes);
   return t;
 }
 

@@ -8,8 +8,10 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <new>
 #include <thread>
 
+#include "core/bool_bytes.h"
 #include "core/environment.h"
 #include "core/json_string.h"
 #include "model/loader.h"
@@ -23,6 +25,71 @@ namespace sy {
 namespace {
 
 std::atomic<int> g_session_counter{0};
+
+// Runs the body of a public API function so that no C++ exception leaves
+// it: the API promises a Status, and an exception crossing into a caller
+// that expects none (the Python module, a C program through a shim) ends
+// the process. std::bad_alloc (a std::vector growing under a memory limit)
+// becomes OutOfMemory; anything else is a bug and becomes Internal with
+// its what(). `what` says what the call was doing.
+template <typename Body>
+auto at_api_boundary(const std::string& what, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory (std::bad_alloc) while " + what);
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, "unexpected exception while " + what + ": " + e.what());
+  } catch (...) {
+    return Status(StatusCode::kInternal, "unexpected exception of unknown type while " + what);
+  }
+}
+
+// The most threads one setting may ask for. Threads beyond the hardware's
+// only add switching, and each costs a stack (8 MiB of address space by
+// default) and a process table entry: 100000 of them exhaust the machine.
+// Four times the hardware threads leaves room for deliberate
+// oversubscription; the floor keeps small machines and containers usable
+// for tests that want a fixed count; the cap bounds big ones.
+int max_threads_per_option() { return std::clamp(4 * ThreadPool::hardware_threads(), 64, 1024); }
+
+Status check_thread_option(const char* option, int value) {
+  if (value < 0)
+    return invalid_argument(std::string("SessionOptions.") + option + " is " + std::to_string(value) +
+                            "; it must be >= 0 (0: one thread per core)");
+  const int limit = max_threads_per_option();
+  if (value > limit)
+    return invalid_argument(std::string("SessionOptions.") + option + " is " + std::to_string(value) +
+                            ", more than the limit of " + std::to_string(limit) + " (4 x the " +
+                            std::to_string(ThreadPool::hardware_threads()) +
+                            " hardware threads, at least 64, at most 1024); more threads than that only slow a run "
+                            "and can exhaust the system's threads");
+  return ok_status();
+}
+
+// Options checked before anything is loaded or started.
+Status check_session_options(const SessionOptions& options) {
+  SY_RETURN_IF_ERROR(check_thread_option("intra_op_threads", options.intra_op_threads));
+  SY_RETURN_IF_ERROR(check_thread_option("inter_op_threads", options.inter_op_threads));
+  return external_data_mode_from_config(options.config).status();
+}
+
+// Kernels read bool elements as C++ bool, for which a byte other than 0 or
+// 1 is undefined behaviour; such a feed (a numpy bool array viewed from
+// uint8, a caller's buffer) is refused rather than silently normalised,
+// which would mean writing into the caller's memory or copying every bool
+// feed. Device memory is not scanned.
+Status check_bool_bytes(const std::string& input, const Tensor& t) {
+  if (!t.is_tensor() || t.dtype() != DataType::kBool || !t.device().is_cpu() || t.raw_data() == nullptr)
+    return ok_status();
+  const auto* bytes = t.data<uint8_t>();
+  const auto n = static_cast<size_t>(t.num_elements());
+  const size_t bad = first_invalid_bool_byte(bytes, n);
+  if (bad == n) return ok_status();
+  return invalid_argument("input '" + input + "': bool element " + std::to_string(bad) + " of " + t.describe() +
+                          " is the byte " + std::to_string(bytes[bad]) +
+                          "; a bool must be 0 or 1 (convert with != 0, e.g. numpy's astype(bool))");
+}
 
 ValueInfo make_value_info(const Value& v) {
   ValueInfo info;
@@ -52,8 +119,8 @@ Status apply_policy(FallbackAction action, const Session::Impl& s, const std::st
 // Kernel context for one step of a plan, reading and writing a frame.
 class FrameKernelContext final : public KernelContext {
  public:
-  FrameKernelContext(const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool)
-      : plan_(plan), frame_(frame) {
+  FrameKernelContext(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool)
+      : graph_(graph), plan_(plan), frame_(frame) {
     pool_ = pool;
   }
 
@@ -86,13 +153,16 @@ class FrameKernelContext final : public KernelContext {
     if (vp.storage == ValueStorage::kOutput || dtype == DataType::kString) {
       // Kernels write every element of their outputs, as they do in the
       // reused slots, so there is nothing to zero.
-      SY_ASSIGN_OR_RETURN(t, Tensor::allocate_uninitialized(dtype, shape, vp.allocator));
+      Result<Tensor> allocated = Tensor::allocate_uninitialized(dtype, shape, vp.allocator);
+      if (!allocated.ok()) return allocated.status().with_context(output_context(v, dtype, shape));
+      t = std::move(allocated).value();
       return &t;
     }
     if (Status st = check_shape_is_sane(shape, dtype, std::string()); !st.ok())
-      return st.with_context(node_->describe() + " output " + std::to_string(i));
-    SY_ASSIGN_OR_RETURN(void* p, frame_.slots[static_cast<size_t>(vp.slot)].reserve(storage_bytes(dtype, shape.num_elements())));
-    t.reset_view(dtype, shape, p, vp.allocator->device());
+      return st.with_context(output_context(v, dtype, shape));
+    Result<void*> p = frame_.slots[static_cast<size_t>(vp.slot)].reserve(storage_bytes(dtype, shape.num_elements()));
+    if (!p.ok()) return p.status().with_context(output_context(v, dtype, shape));
+    t.reset_view(dtype, shape, *p, vp.allocator->device());
     return &t;
   }
 
@@ -105,10 +175,20 @@ class FrameKernelContext final : public KernelContext {
   }
 
   Result<void*> scratch(size_t bytes) override {
-    return frame_.scratch[static_cast<size_t>(step_->provider)].reserve(bytes);
+    Result<void*> p = frame_.scratch[static_cast<size_t>(step_->provider)].reserve(bytes);
+    if (!p.ok()) return p.status().with_context(node_->describe() + " scratch memory");
+    return p;
   }
 
  private:
+  // Allocation failures get their context here, once for every kernel:
+  // "node 'n' (Expand) output 'y' float[100000,100000]".
+  std::string output_context(ValueId v, DataType dtype, const Shape& shape) const {
+    return node_->describe() + " output '" + graph_.values[static_cast<size_t>(v)].name + "' " +
+           std::string(data_type_name(dtype)) + shape.to_string();
+  }
+
+  const Graph& graph_;
   const ExecutionPlan& plan_;
   ExecutionFrame& frame_;
   const PlanStep* step_ = nullptr;
@@ -373,7 +453,9 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
 
   s->profile_start = std::chrono::steady_clock::now();
   const int threads = options.intra_op_threads > 0 ? options.intra_op_threads : ThreadPool::hardware_threads();
-  s->pool = std::make_unique<ThreadPool>(threads);
+  Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(threads);
+  if (!pool.ok()) return pool.status().with_context("starting the session's thread pool");
+  s->pool = std::move(pool).value();
 
   for (ValueId v : graph.inputs) s->input_values.push_back(v);
   for (size_t i = 0; i < s->input_infos.size(); ++i) s->input_index.emplace(s->input_infos[i].name, i);
@@ -411,10 +493,12 @@ Status check_container_feed(const ValueInfo& info, const ValueType& type, const 
     if (feed.kind() != ValueKind::kSequence)
       return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + feed.describe());
     const DataType want = t->element ? t->element->dtype : DataType::kUndefined;
-    for (const Tensor& item : feed.items())
+    for (const Tensor& item : feed.items()) {
       if (want != DataType::kUndefined && item.dtype() != want)
         return invalid_argument("input '" + info.name + "': expected " + info.type + ", got an element of type " +
                                 tensor_type_string(item.dtype()));
+      SY_RETURN_IF_ERROR(check_bool_bytes(info.name, item));
+    }
     return ok_status();
   }
   if (feed.kind() != ValueKind::kTensor)
@@ -438,6 +522,7 @@ Status Session::Impl::check_feed(const ValueInfo& info, const ValueType& type, c
   if (type.dtype != DataType::kUndefined && feed.dtype() != type.dtype)
     return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " +
                             tensor_type_string(feed.dtype()));
+  SY_RETURN_IF_ERROR(check_bool_bytes(info.name, feed));
   if (!type.has_shape) return ok_status();
   const Shape& s = feed.shape();
   if (s.rank() != type.rank())
@@ -559,7 +644,7 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
   if (run_severity <= LogSeverity::kVerbose)
     log_message(LogSeverity::kVerbose, run_severity, run_options.run_tag.empty() ? log_id : log_id + "/" + run_options.run_tag,
                 "run: " + std::to_string(plan.steps.size()) + " steps");
-  FrameKernelContext ctx(plan, *frame, pool.get());
+  FrameKernelContext ctx(graph, plan, *frame, pool.get());
   const bool profiling = options.enable_profiling;
   // Device providers queue work asynchronously; the frame's buffers may be
   // reused by the next run only once that work is done, error or not.
@@ -598,6 +683,10 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     ctx.set_step(step);
     const auto started = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status st = step.kernel->run(ctx);
+    // A kernel's own allocations (outside allocate_output) fail without
+    // saying where; the node is named here, once.
+    if (st.code() == StatusCode::kOutOfMemory && st.message().find(step.node_ptr->describe()) == std::string::npos)
+      st = st.with_context(step.node_ptr->describe());
     if (!st.ok()) {
       (void)wait_for_devices();  // the run's error is the one to report
       log_message(LogSeverity::kError, std::min(run_severity, log_severity),
@@ -746,87 +835,178 @@ Status Session::Impl::copy_between(const Tensor& src, Tensor& dst) const {
 // ---- device memory without a session ----------------------------------------
 
 Result<Tensor> allocate_device_tensor(DataType dtype, const Shape& shape, Device device) {
-  if (device.is_cpu()) return Tensor::allocate(dtype, shape);
-  SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> owner, device_provider(device));
-  return allocate_on_provider(owner, dtype, shape);
+  return at_api_boundary("allocating a tensor on " + device.to_string(), [&]() -> Result<Tensor> {
+    if (device.is_cpu()) return Tensor::allocate(dtype, shape);
+    SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> owner, device_provider(device));
+    return allocate_on_provider(owner, dtype, shape);
+  });
 }
 
 Status copy_tensor(const Tensor& src, Tensor& dst) {
-  std::vector<ExecutionProvider*> used;
-  SY_RETURN_IF_ERROR(copy_through_providers(src, dst, [&used](Device d) -> Result<ExecutionProvider*> {
-    SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> p, device_provider(d));
-    used.push_back(p.get());  // device_provider keeps it alive
-    return p.get();
-  }));
-  // Sessions use their own streams: the bytes must be in place before this returns.
-  for (ExecutionProvider* p : used) SY_RETURN_IF_ERROR(p->synchronize());
-  return ok_status();
+  return at_api_boundary("copying a tensor", [&]() -> Status {
+    std::vector<ExecutionProvider*> used;
+    SY_RETURN_IF_ERROR(copy_through_providers(src, dst, [&used](Device d) -> Result<ExecutionProvider*> {
+      SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> p, device_provider(d));
+      used.push_back(p.get());  // device_provider keeps it alive
+      return p.get();
+    }));
+    // Sessions use their own streams: the bytes must be in place before this returns.
+    for (ExecutionProvider* p : used) SY_RETURN_IF_ERROR(p->synchronize());
+    return ok_status();
+  });
 }
 
 // ---- IoBinding ---------------------------------------------------------------
 
-void IoBinding::bind_input(const std::string& name, const Tensor& value) {
-  for (auto& [n, t] : inputs_) {
-    if (n == name) {
-      t = value;
-      return;
-    }
-  }
-  inputs_.emplace_back(name, value);
-}
+namespace {
 
-void IoBinding::bind_output(const std::string& name, Device device) {
-  for (Output& o : outputs_) {
-    if (o.name == name) {
-      o = {name, device, Tensor()};
-      return;
-    }
-  }
-  outputs_.push_back({name, device, Tensor()});
-}
-
-void IoBinding::bind_output(const std::string& name, const Tensor& preallocated) {
-  for (Output& o : outputs_) {
-    if (o.name == name) {
-      o = {name, preallocated.device(), preallocated};
-      return;
-    }
-  }
-  outputs_.push_back({name, preallocated.device(), preallocated});
-}
-
-Status Session::run_with_binding(IoBinding& binding, const RunOptions& run_options) const {
-  std::vector<std::string> names;
-  std::vector<Device> devices;
-  for (const IoBinding::Output& o : binding.outputs_) {
-    names.push_back(o.name);
-    devices.push_back(o.device);
-  }
-  if (names.empty()) {  // nothing bound: every output, on the host
-    for (const ValueInfo& o : impl_->output_infos) {
-      names.push_back(o.name);
-      devices.push_back(kCpuDevice);
-    }
-  }
-  SY_ASSIGN_OR_RETURN(std::vector<Tensor> results, impl_->run(binding.inputs_, names, run_options, devices));
-  for (size_t k = 0; k < binding.outputs_.size(); ++k) {
-    Tensor& pre = binding.outputs_[k].preallocated;
-    if (!pre.defined()) continue;
-    if (pre.dtype() != results[k].dtype() || pre.shape() != results[k].shape())
-      return invalid_argument("output '" + names[k] + "' is " + results[k].describe() + " but the tensor bound for it is " +
-                              pre.describe());
-    SY_RETURN_IF_ERROR(impl_->copy_between(results[k], pre));
-    results[k] = pre;
-  }
-  binding.results_ = std::move(results);
+// What a bound tensor must be before a run may read or write it: of a
+// known type, with a shape whose size fits, and with memory behind it
+// unless it has no elements. `role`: "input 'x'", "output 'y'".
+Status check_bound_tensor(const std::string& role, const Tensor& t) {
+  if (!t.is_tensor()) return ok_status();  // sequences and optionals: built from checked tensors
+  if (t.dtype() == DataType::kUndefined) return invalid_argument(role + ": the tensor bound has no type");
+  SY_RETURN_IF_ERROR(check_shape_is_sane(t.shape(), t.dtype(), role));
+  if (t.raw_data() == nullptr && t.num_elements() > 0)
+    return invalid_argument(role + ": the tensor bound for " + t.describe() + " has a null data pointer");
   return ok_status();
 }
 
-Result<Tensor> Session::allocate_tensor(DataType dtype, const Shape& shape, Device device) const {
-  return impl_->allocate_on(device, dtype, shape);
+// A view of a caller's buffer of `byte_size` bytes, refused when the
+// buffer cannot hold dtype[shape].
+Result<Tensor> checked_buffer_view(const std::string& role, DataType dtype, const Shape& shape, void* data,
+                                   size_t byte_size, Device device) {
+  if (dtype == DataType::kUndefined || dtype == DataType::kString)
+    return invalid_argument(role + ": a caller's buffer cannot hold elements of type " +
+                            std::string(data_type_name(dtype)));
+  SY_RETURN_IF_ERROR(check_shape_is_sane(shape, dtype, role));
+  const size_t needed = storage_bytes(dtype, shape.num_elements());
+  const std::string type = std::string(data_type_name(dtype)) + shape.to_string();
+  if (data == nullptr && needed > 0)
+    return invalid_argument(role + ": the data pointer is null, but " + type + " needs " + std::to_string(needed) +
+                            " bytes");
+  if (byte_size < needed)
+    return invalid_argument(role + ": the buffer has " + std::to_string(byte_size) + " bytes, but " + type +
+                            " needs " + std::to_string(needed));
+  return Tensor::view(dtype, shape, data, device);
 }
 
-Status Session::copy_tensor(const Tensor& src, Tensor& dst) const { return impl_->copy_between(src, dst); }
+}  // namespace
+
+Status IoBinding::bind_input(const std::string& name, const Tensor& value) {
+  return at_api_boundary("binding input '" + name + "'", [&]() -> Status {
+    SY_RETURN_IF_ERROR(check_bound_tensor("input '" + name + "'", value));
+    for (auto& [n, t] : inputs_) {
+      if (n == name) {
+        t = value;
+        return ok_status();
+      }
+    }
+    inputs_.emplace_back(name, value);
+    return ok_status();
+  });
+}
+
+Status IoBinding::bind_input(const std::string& name, DataType dtype, const Shape& shape, void* data,
+                             size_t byte_size, Device device) {
+  Result<Tensor> view = checked_buffer_view("input '" + name + "'", dtype, shape, data, byte_size, device);
+  if (!view.ok()) return view.status();
+  return bind_input(name, *view);
+}
+
+Status IoBinding::bind_output(const std::string& name, Device device) {
+  return at_api_boundary("binding output '" + name + "'", [&]() -> Status {
+    for (Output& o : outputs_) {
+      if (o.name == name) {
+        o = {name, device, Tensor()};
+        return ok_status();
+      }
+    }
+    outputs_.push_back({name, device, Tensor()});
+    return ok_status();
+  });
+}
+
+Status IoBinding::bind_output(const std::string& name, const Tensor& preallocated) {
+  return at_api_boundary("binding output '" + name + "'", [&]() -> Status {
+    const std::string role = "output '" + name + "'";
+    if (!preallocated.is_tensor() || !preallocated.defined())
+      return invalid_argument(role + ": only a tensor can be bound as an output's memory, got " +
+                              preallocated.describe());
+    // The run's result is copied in byte by byte, which strings are not.
+    if (preallocated.dtype() == DataType::kString)
+      return invalid_argument(role + ": string outputs cannot be written into a bound tensor; bind it without one");
+    SY_RETURN_IF_ERROR(check_bound_tensor(role, preallocated));
+    for (Output& o : outputs_) {
+      if (o.name == name) {
+        o = {name, preallocated.device(), preallocated};
+        return ok_status();
+      }
+    }
+    outputs_.push_back({name, preallocated.device(), preallocated});
+    return ok_status();
+  });
+}
+
+Status IoBinding::bind_output(const std::string& name, DataType dtype, const Shape& shape, void* data,
+                              size_t byte_size, Device device) {
+  Result<Tensor> view = checked_buffer_view("output '" + name + "'", dtype, shape, data, byte_size, device);
+  if (!view.ok()) return view.status();
+  return bind_output(name, *view);
+}
+
+Status Session::run_with_binding(IoBinding& binding, const RunOptions& run_options) const {
+  return at_api_boundary("running with an IoBinding", [&]() -> Status {
+    std::vector<std::string> names;
+    std::vector<Device> devices;
+    for (const IoBinding::Output& o : binding.outputs_) {
+      names.push_back(o.name);
+      devices.push_back(o.device);
+      if (!o.preallocated.defined()) continue;
+      // A bound tensor that cannot match the declared output is refused
+      // before the run, not after it.
+      for (const ValueInfo& info : impl_->output_infos) {
+        if (info.name != o.name) continue;
+        const Tensor& pre = o.preallocated;
+        bool fits = info.dtype == DataType::kUndefined || info.dtype == pre.dtype();
+        if (info.has_shape) {
+          fits = fits && info.shape.size() == pre.shape().rank();
+          for (size_t d = 0; fits && d < info.shape.size(); ++d)
+            fits = info.shape[d].value < 0 || info.shape[d].value == pre.shape()[d];
+        }
+        if (!fits)
+          return invalid_argument("output '" + o.name + "' is declared " + info.type + " " + shape_string(info) +
+                                  " but the tensor bound for it is " + pre.describe());
+      }
+    }
+    if (names.empty()) {  // nothing bound: every output, on the host
+      for (const ValueInfo& o : impl_->output_infos) {
+        names.push_back(o.name);
+        devices.push_back(kCpuDevice);
+      }
+    }
+    SY_ASSIGN_OR_RETURN(std::vector<Tensor> results, impl_->run(binding.inputs_, names, run_options, devices));
+    for (size_t k = 0; k < binding.outputs_.size(); ++k) {
+      Tensor& pre = binding.outputs_[k].preallocated;
+      if (!pre.defined()) continue;
+      if (pre.dtype() != results[k].dtype() || pre.shape() != results[k].shape())
+        return invalid_argument("output '" + names[k] + "' is " + results[k].describe() +
+                                " but the tensor bound for it is " + pre.describe());
+      SY_RETURN_IF_ERROR(impl_->copy_between(results[k], pre));
+      results[k] = pre;
+    }
+    binding.results_ = std::move(results);
+    return ok_status();
+  });
+}
+
+Result<Tensor> Session::allocate_tensor(DataType dtype, const Shape& shape, Device device) const {
+  return at_api_boundary("allocating a tensor", [&] { return impl_->allocate_on(device, dtype, shape); });
+}
+
+Status Session::copy_tensor(const Tensor& src, Tensor& dst) const {
+  return at_api_boundary("copying a tensor", [&] { return impl_->copy_between(src, dst); });
+}
 
 // ---- the public Session -------------------------------------------------------
 
@@ -834,16 +1014,23 @@ Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& model_path, const SessionOptions& options) {
-  SY_ASSIGN_OR_RETURN(Model model, load_model(model_path));
-  SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
-  return std::unique_ptr<Session>(new Session(std::move(impl)));
+  return at_api_boundary("creating a session for " + model_path, [&]() -> Result<std::unique_ptr<Session>> {
+    SY_RETURN_IF_ERROR(check_session_options(options));
+    SY_ASSIGN_OR_RETURN(const ExternalDataMode mode, external_data_mode_from_config(options.config));
+    SY_ASSIGN_OR_RETURN(Model model, load_model(model_path, mode));
+    SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
+    return std::unique_ptr<Session>(new Session(std::move(impl)));
+  });
 }
 
 Result<std::unique_ptr<Session>> Session::create_from_bytes(const void* data, size_t size,
                                                             const SessionOptions& options) {
-  SY_ASSIGN_OR_RETURN(Model model, load_model_from_bytes(data, size));
-  SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
-  return std::unique_ptr<Session>(new Session(std::move(impl)));
+  return at_api_boundary("creating a session from model bytes", [&]() -> Result<std::unique_ptr<Session>> {
+    SY_RETURN_IF_ERROR(check_session_options(options));
+    SY_ASSIGN_OR_RETURN(Model model, load_model_from_bytes(data, size));
+    SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
+    return std::unique_ptr<Session>(new Session(std::move(impl)));
+  });
 }
 
 const std::vector<ValueInfo>& Session::inputs() const { return impl_->input_infos; }
@@ -878,10 +1065,14 @@ std::string Session::assignment_report() const {
 Result<std::vector<Tensor>> Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                          const std::vector<std::string>& output_names,
                                          const RunOptions& run_options) const {
-  return impl_->run(feeds, output_names, run_options);
+  return at_api_boundary("running the session", [&] { return impl_->run(feeds, output_names, run_options); });
 }
 
 Result<std::string> Session::end_profiling() {
+  return at_api_boundary("writing the profile", [&] { return write_profile(); });
+}
+
+Result<std::string> Session::write_profile() {
   if (!impl_->options.enable_profiling) return std::string();
   std::vector<Impl::ProfileEvent> events;
   {

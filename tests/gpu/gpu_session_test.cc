@@ -113,9 +113,9 @@ TEST(GpuSessionTest, IoBindingKeepsInputsAndOutputsOnTheDevice) {
   ASSERT_TRUE(device_x.ok()) << device_x.status().to_string();
   ASSERT_TRUE(gpu->copy_tensor(x, *device_x).ok());
   IoBinding binding;
-  binding.bind_input("x", *device_x);
-  binding.bind_output("y", kCuda);
-  binding.bind_output("z", kCuda);
+  ASSERT_TRUE(binding.bind_input("x", *device_x).ok());
+  ASSERT_TRUE(binding.bind_output("y", kCuda).ok());
+  ASSERT_TRUE(binding.bind_output("z", kCuda).ok());
   for (int run = 0; run < 3; ++run) {
     Status st = gpu->run_with_binding(binding);
     ASSERT_TRUE(st.ok()) << st.to_string();
@@ -138,8 +138,8 @@ TEST(GpuSessionTest, PreallocatedDeviceOutputIsWrittenInPlace) {
   auto z = gpu->allocate_tensor(DataType::kFloat, Shape{16, kCols}, kCuda);
   ASSERT_TRUE(z.ok());
   IoBinding binding;
-  binding.bind_input("x", x);  // a host input: the session copies it
-  binding.bind_output("z", *z);
+  ASSERT_TRUE(binding.bind_input("x", x).ok());  // a host input: the session copies it
+  ASSERT_TRUE(binding.bind_output("z", *z).ok());
   ASSERT_TRUE(gpu->run_with_binding(binding).ok());
   ASSERT_EQ(binding.outputs().size(), 1u);
   EXPECT_EQ(binding.outputs()[0].raw_data(), z->raw_data());
@@ -153,8 +153,8 @@ TEST(GpuSessionTest, WrongShapePreallocatedOutputIsAnError) {
   auto z = gpu->allocate_tensor(DataType::kFloat, Shape{3, kCols}, kCuda);
   ASSERT_TRUE(z.ok());
   IoBinding binding;
-  binding.bind_input("x", input(16, 1));
-  binding.bind_output("z", *z);
+  ASSERT_TRUE(binding.bind_input("x", input(16, 1)).ok());
+  ASSERT_TRUE(binding.bind_output("z", *z).ok());
   const Status st = gpu->run_with_binding(binding);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("'z'"), std::string::npos) << st.message();
@@ -232,8 +232,8 @@ TEST(GpuSessionTest, ConcurrentIoBindingRuns) {
         return;
       }
       IoBinding binding;
-      binding.bind_input("x", *dx);
-      binding.bind_output("y", kCuda);
+      ASSERT_TRUE(binding.bind_input("x", *dx).ok());
+      ASSERT_TRUE(binding.bind_output("y", kCuda).ok());
       for (int r = 0; r < kRuns; ++r) {
         if (!gpu->run_with_binding(binding).ok() || max_abs_diff(to_host(binding.outputs()[0]), (*want)[0]) > kTolerance) {
           ++bad;

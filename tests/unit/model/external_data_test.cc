@@ -179,6 +179,39 @@ TEST(ExternalDataTest, MisalignedOffsetIsCopied) {
   EXPECT_EQ(t->data<float>()[2], 7.0f);
 }
 
+// Kernels read bools as C++ bool: every byte must be 0 or 1, as it is for
+// bool initializers stored inside the model. Mapped data is copied to
+// normalise it, even at an aligned offset.
+TEST(ExternalDataTest, BoolTensorsAreNormalized) {
+  TempDir dir;
+  write_file(dir.file("mask.bin"), std::string("\x00\x01\x02\xff\x00\x07\x01\x00", 8));
+  ExternalDataResolver resolver(dir.path().string(), "model.onnx");
+  onnx::TensorProto proto = external_tensor("mask", {8}, "mask.bin", 0, 8);
+  proto.set_data_type(onnx::TensorProto::BOOL);
+  auto t = tensor_from_proto(proto, &resolver, "initializer 'mask'");
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  const auto* b = t->data<uint8_t>();
+  EXPECT_EQ(std::vector<uint8_t>(b, b + 8), (std::vector<uint8_t>{0, 1, 1, 1, 0, 1, 1, 0}));
+}
+
+// Under ExternalDataMode::kCopy no tensor views into the file, so the
+// mapping ends with the resolver.
+TEST(ExternalDataTest, CopyModeOwnsItsBytes) {
+  TempDir dir;
+  write_file(dir.file("w.bin"), bytes_of(floats(4, 1.0f)));
+  Tensor t;
+  {
+    ExternalDataResolver resolver(dir.path().string(), "model.onnx", "", ExternalDataMode::kCopy);
+    auto loaded = tensor_from_proto(external_tensor("w", {4}, "w.bin", 0, 16), &resolver, "initializer 'w'");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+    t = *loaded;
+  }
+  write_file(dir.file("w.bin"), bytes_of(floats(4, -50.0f)));
+  fs::resize_file(dir.file("w.bin"), 0);
+  EXPECT_EQ(t.data<float>()[0], 1.0f);
+  EXPECT_EQ(t.data<float>()[3], 4.0f);
+}
+
 TEST(ExternalDataTest, OutOfBoundsAndWrongLengthAreRefused) {
   TempDir dir;
   write_file(dir.file("w.bin"), bytes_of(floats(4, 0.0f)));  // 16 bytes
