@@ -11,6 +11,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-dev python3-venv python3-numpy python3-onnx python3-pytest pybind11-dev
   python3-torch python3-torchvision python3-sklearn
+  # scripts/sanitizers.sh: clang with its sanitizer and libFuzzer runtimes.
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -49,15 +49,23 @@ sy::Tensor make_input(const sy::ValueInfo& info, uint64_t seed) {
     for (int64_t i = 0; i < t->num_elements(); ++i) s[i] = (mix(seed + static_cast<uint64_t>(i)) & 1) ? "1.5" : "ab";
     return std::move(t).value();
   }
-  // Small values in every type: a byte pattern that reads as modest
-  // integers and finite floats most of the time, with zeros and ones
-  // among them (indices, shapes and masks are the usual inputs).
+  // Small values in every type, with zeros among them (indices, shapes,
+  // sizes and masks are the usual inputs). Floats take bytes of at most
+  // 0x3f, which read as modest finite values. Integers take values 0 to
+  // 63 element by element: bytes of 0x3f make an int32 of 1,061,109,567,
+  // and a window or Range of that length is a legitimate minute-long run
+  // that the fuzzer would report as a hang. A bool is 0 or 1 (any other
+  // byte is not a bool: the session refuses such feeds).
   auto* bytes = static_cast<uint8_t*>(t->raw_data());
   const size_t n = t->byte_size();
-  // A bool is 0 or 1 (any other byte is not a bool: the session refuses
-  // such feeds), other types take any small byte.
+  const size_t width = sy::element_size(info.dtype);
+  const bool whole_elements = info.dtype == sy::DataType::kBool || sy::is_integer_type(info.dtype);
   const uint8_t mask = info.dtype == sy::DataType::kBool ? 0x01 : 0x3f;
-  for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>(mix(seed + i) % 3 == 0 ? 0 : (mix(seed ^ i) & mask));
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t b = static_cast<uint8_t>(mix(seed + i) % 3 == 0 ? 0 : (mix(seed ^ i) & mask));
+    // Little-endian: an element's value sits in its first byte.
+    bytes[i] = (whole_elements && width > 0 && i % width != 0) ? 0 : b;
+  }
   return std::move(t).value();
 }
 
