@@ -333,6 +333,10 @@ struct StoreAs {
     void operator=(A v) const {
       if constexpr (kIsHalf<T>) {
         *p = store<T>(static_cast<float>(v));
+      } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<A>) {
+        // ReduceL2 or ReduceLogSumExp of integers (accumulated in double)
+        // can leave the type's range; the conversion is the defined one.
+        *p = float_to_int<T>(v);
       } else {
         *p = static_cast<T>(v);
       }
