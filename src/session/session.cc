@@ -31,17 +31,18 @@ std::atomic<int> g_session_counter{0};
 // that expects none (the Python module, a C program through a shim) ends
 // the process. std::bad_alloc (a std::vector growing under a memory limit)
 // becomes OutOfMemory; anything else is a bug and becomes Internal with
-// its what(). `what` says what the call was doing.
-template <typename Body>
-auto at_api_boundary(const std::string& what, Body&& body) -> decltype(body()) {
+// its what(). `what()` says what the call was doing; it is called only
+// when something was thrown, so Session::run builds no string per call.
+template <typename What, typename Body>
+auto at_api_boundary(What&& what, Body&& body) -> decltype(body()) {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "out of memory (std::bad_alloc) while " + what);
+    return Status(StatusCode::kOutOfMemory, "out of memory (std::bad_alloc) while " + std::string(what()));
   } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, "unexpected exception while " + what + ": " + e.what());
+    return Status(StatusCode::kInternal, "unexpected exception while " + std::string(what()) + ": " + e.what());
   } catch (...) {
-    return Status(StatusCode::kInternal, "unexpected exception of unknown type while " + what);
+    return Status(StatusCode::kInternal, "unexpected exception of unknown type while " + std::string(what()));
   }
 }
 
@@ -835,7 +836,7 @@ Status Session::Impl::copy_between(const Tensor& src, Tensor& dst) const {
 // ---- device memory without a session ----------------------------------------
 
 Result<Tensor> allocate_device_tensor(DataType dtype, const Shape& shape, Device device) {
-  return at_api_boundary("allocating a tensor on " + device.to_string(), [&]() -> Result<Tensor> {
+  return at_api_boundary([&] { return "allocating a tensor on " + device.to_string(); }, [&]() -> Result<Tensor> {
     if (device.is_cpu()) return Tensor::allocate(dtype, shape);
     SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> owner, device_provider(device));
     return allocate_on_provider(owner, dtype, shape);
@@ -843,7 +844,7 @@ Result<Tensor> allocate_device_tensor(DataType dtype, const Shape& shape, Device
 }
 
 Status copy_tensor(const Tensor& src, Tensor& dst) {
-  return at_api_boundary("copying a tensor", [&]() -> Status {
+  return at_api_boundary([] { return "copying a tensor"; }, [&]() -> Status {
     std::vector<ExecutionProvider*> used;
     SY_RETURN_IF_ERROR(copy_through_providers(src, dst, [&used](Device d) -> Result<ExecutionProvider*> {
       SY_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> p, device_provider(d));
@@ -894,7 +895,7 @@ Result<Tensor> checked_buffer_view(const std::string& role, DataType dtype, cons
 }  // namespace
 
 Status IoBinding::bind_input(const std::string& name, const Tensor& value) {
-  return at_api_boundary("binding input '" + name + "'", [&]() -> Status {
+  return at_api_boundary([&] { return "binding input '" + name + "'"; }, [&]() -> Status {
     SY_RETURN_IF_ERROR(check_bound_tensor("input '" + name + "'", value));
     for (auto& [n, t] : inputs_) {
       if (n == name) {
@@ -915,7 +916,7 @@ Status IoBinding::bind_input(const std::string& name, DataType dtype, const Shap
 }
 
 Status IoBinding::bind_output(const std::string& name, Device device) {
-  return at_api_boundary("binding output '" + name + "'", [&]() -> Status {
+  return at_api_boundary([&] { return "binding output '" + name + "'"; }, [&]() -> Status {
     for (Output& o : outputs_) {
       if (o.name == name) {
         o = {name, device, Tensor()};
@@ -928,7 +929,7 @@ Status IoBinding::bind_output(const std::string& name, Device device) {
 }
 
 Status IoBinding::bind_output(const std::string& name, const Tensor& preallocated) {
-  return at_api_boundary("binding output '" + name + "'", [&]() -> Status {
+  return at_api_boundary([&] { return "binding output '" + name + "'"; }, [&]() -> Status {
     const std::string role = "output '" + name + "'";
     if (!preallocated.is_tensor() || !preallocated.defined())
       return invalid_argument(role + ": only a tensor can be bound as an output's memory, got " +
@@ -956,7 +957,7 @@ Status IoBinding::bind_output(const std::string& name, DataType dtype, const Sha
 }
 
 Status Session::run_with_binding(IoBinding& binding, const RunOptions& run_options) const {
-  return at_api_boundary("running with an IoBinding", [&]() -> Status {
+  return at_api_boundary([] { return "running with an IoBinding"; }, [&]() -> Status {
     std::vector<std::string> names;
     std::vector<Device> devices;
     for (const IoBinding::Output& o : binding.outputs_) {
@@ -1001,11 +1002,11 @@ Status Session::run_with_binding(IoBinding& binding, const RunOptions& run_optio
 }
 
 Result<Tensor> Session::allocate_tensor(DataType dtype, const Shape& shape, Device device) const {
-  return at_api_boundary("allocating a tensor", [&] { return impl_->allocate_on(device, dtype, shape); });
+  return at_api_boundary([] { return "allocating a tensor"; }, [&] { return impl_->allocate_on(device, dtype, shape); });
 }
 
 Status Session::copy_tensor(const Tensor& src, Tensor& dst) const {
-  return at_api_boundary("copying a tensor", [&] { return impl_->copy_between(src, dst); });
+  return at_api_boundary([] { return "copying a tensor"; }, [&] { return impl_->copy_between(src, dst); });
 }
 
 // ---- the public Session -------------------------------------------------------
@@ -1014,7 +1015,7 @@ Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& model_path, const SessionOptions& options) {
-  return at_api_boundary("creating a session for " + model_path, [&]() -> Result<std::unique_ptr<Session>> {
+  return at_api_boundary([&] { return "creating a session for " + model_path; }, [&]() -> Result<std::unique_ptr<Session>> {
     SY_RETURN_IF_ERROR(check_session_options(options));
     SY_ASSIGN_OR_RETURN(const ExternalDataMode mode, external_data_mode_from_config(options.config));
     SY_ASSIGN_OR_RETURN(Model model, load_model(model_path, mode));
@@ -1025,7 +1026,7 @@ Result<std::unique_ptr<Session>> Session::create(const std::string& model_path, 
 
 Result<std::unique_ptr<Session>> Session::create_from_bytes(const void* data, size_t size,
                                                             const SessionOptions& options) {
-  return at_api_boundary("creating a session from model bytes", [&]() -> Result<std::unique_ptr<Session>> {
+  return at_api_boundary([] { return "creating a session from model bytes"; }, [&]() -> Result<std::unique_ptr<Session>> {
     SY_RETURN_IF_ERROR(check_session_options(options));
     SY_ASSIGN_OR_RETURN(Model model, load_model_from_bytes(data, size));
     SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
@@ -1065,11 +1066,11 @@ std::string Session::assignment_report() const {
 Result<std::vector<Tensor>> Session::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                          const std::vector<std::string>& output_names,
                                          const RunOptions& run_options) const {
-  return at_api_boundary("running the session", [&] { return impl_->run(feeds, output_names, run_options); });
+  return at_api_boundary([] { return "running the session"; }, [&] { return impl_->run(feeds, output_names, run_options); });
 }
 
 Result<std::string> Session::end_profiling() {
-  return at_api_boundary("writing the profile", [&] { return write_profile(); });
+  return at_api_boundary([] { return "writing the profile"; }, [&] { return write_profile(); });
 }
 
 Result<std::string> Session::write_profile() {
