@@ -68,11 +68,12 @@ Status check_thread_option(const char* option, int value) {
   return ok_status();
 }
 
-// Options checked before anything is loaded or started.
-Status check_session_options(const SessionOptions& options) {
+// Options checked before anything is loaded or started; the external data
+// mode they give is what the loader needs.
+Result<ExternalDataMode> check_session_options(const SessionOptions& options) {
   SY_RETURN_IF_ERROR(check_thread_option("intra_op_threads", options.intra_op_threads));
   SY_RETURN_IF_ERROR(check_thread_option("inter_op_threads", options.inter_op_threads));
-  return external_data_mode_from_config(options.config).status();
+  return external_data_mode_from_config(options.config);
 }
 
 // Kernels read bool elements as C++ bool, for which a byte other than 0 or
@@ -1016,8 +1017,7 @@ Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::create(const std::string& model_path, const SessionOptions& options) {
   return at_api_boundary([&] { return "creating a session for " + model_path; }, [&]() -> Result<std::unique_ptr<Session>> {
-    SY_RETURN_IF_ERROR(check_session_options(options));
-    SY_ASSIGN_OR_RETURN(const ExternalDataMode mode, external_data_mode_from_config(options.config));
+    SY_ASSIGN_OR_RETURN(const ExternalDataMode mode, check_session_options(options));
     SY_ASSIGN_OR_RETURN(Model model, load_model(model_path, mode));
     SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
     return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -1027,7 +1027,8 @@ Result<std::unique_ptr<Session>> Session::create(const std::string& model_path, 
 Result<std::unique_ptr<Session>> Session::create_from_bytes(const void* data, size_t size,
                                                             const SessionOptions& options) {
   return at_api_boundary([] { return "creating a session from model bytes"; }, [&]() -> Result<std::unique_ptr<Session>> {
-    SY_RETURN_IF_ERROR(check_session_options(options));
+    // Bytes carry no external data, but a bad mode is still an error.
+    SY_RETURN_IF_ERROR(check_session_options(options).status());
     SY_ASSIGN_OR_RETURN(Model model, load_model_from_bytes(data, size));
     SY_ASSIGN_OR_RETURN(auto impl, Impl::create(std::move(model), options));
     return std::unique_ptr<Session>(new Session(std::move(impl)));
