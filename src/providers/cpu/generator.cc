@@ -120,9 +120,6 @@ class ConstantOfShapeKernel final : public Kernel {
         return kernel_error(
             ctx, "shape dimension " + std::to_string(k) + " is negative (" + std::to_string(out_shape[k]) + ")");
     }
-    int64_t count = 0;
-    if (Status st = checked_element_count(out_shape.dims(), count); !st.ok())
-      return kernel_invalid_argument(ctx, "input 0 (shape): " + st.message());
     const DataType dtype = value_.dtype();
     SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, dtype, out_shape));
     const int64_t n = out->num_elements();
