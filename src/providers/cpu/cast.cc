@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "providers/cpu/copy_util.h"
@@ -174,7 +175,7 @@ const MiniFormat* mini_format(DataType t) {
   }
 }
 
-bool equals_ignoring_case(const std::string& s, const char* word) {
+bool equals_ignoring_case(std::string_view s, const char* word) {
   size_t i = 0;
   for (; word[i] != '\0'; ++i)
     if (i >= s.size() || std::tolower(static_cast<unsigned char>(s[i])) != word[i]) return false;
@@ -203,7 +204,7 @@ bool parse_number(const std::string& s, double& out) {
     sign = *first == '-' ? -1.0 : 1.0;
     ++first;
   }
-  const std::string rest(first, last);
+  const std::string_view rest(first, static_cast<size_t>(last - first));
   if (equals_ignoring_case(rest, "inf")) {
     out = sign * std::numeric_limits<double>::infinity();
     return true;
@@ -220,7 +221,7 @@ bool parse_number(const std::string& s, double& out) {
   if (r.ptr != last) return false;
   if (r.ec == std::errc::result_out_of_range) {
     // Well-formed but beyond double: strtod gives +-inf or 0, as numpy does.
-    v = std::strtod(rest.c_str(), nullptr);
+    v = std::strtod(std::string(rest).c_str(), nullptr);
   } else if (r.ec != std::errc()) {
     return false;
   }
