@@ -5,6 +5,7 @@
 #include "model/saver.h"
 #include "schema/op_versions.h"
 #include "schema/schema.h"
+#include "schema/type_constraints.h"
 
 namespace sy {
 namespace {
@@ -154,6 +155,10 @@ Status infer_types(Graph& graph) {
       if (a.g) SY_RETURN_IF_ERROR(infer_types(*a.g));
       for (auto& g : a.graphs) SY_RETURN_IF_ERROR(infer_types(*g));
     }
+    // The spec's type constraints, before inference reads the inputs as the
+    // types it expects (an op without a schema here is still checked).
+    const OpVersion* spec = find_op_version(normalize_domain(node.domain), node.op_type, node.since_version);
+    if (spec != nullptr) SY_RETURN_IF_ERROR(check_input_types(graph, node, *spec));
     const OpSchema* schema = find_schema(node.domain, node.op_type, node.since_version);
     if (schema == nullptr || schema->infer == nullptr) continue;
     const auto n_in = static_cast<int>(node.inputs.size());

@@ -23,7 +23,7 @@ std::span<const OpVersion> versions_of(std::string_view domain, std::string_view
   auto op_less = [](const OpVersion& a, const OpVersion& b) {
     return std::tie(a.domain, a.op_type) < std::tie(b.domain, b.op_type);
   };
-  const OpVersion key{normalize_domain(domain), op_type, 0, {}};
+  const OpVersion key{normalize_domain(domain), op_type, 0, {}, {}, {}};
   const auto [first, last] = std::equal_range(std::begin(kOpVersions), std::end(kOpVersions), key, op_less);
   return {first, last};
 }
