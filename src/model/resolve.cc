@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/saver.h"
+#include "schema/fused.h"
 #include "schema/op_versions.h"
 #include "schema/schema.h"
 #include "schema/type_constraints.h"
@@ -23,15 +24,15 @@ Status check_opsets(const Graph& graph) {
   return ok_status();
 }
 
-// A com.switchyard node read from a file that save_model() wrote: an ai.onnx
-// op the model's ai.onnx opset could not express (a Conv with a fused
-// activation, a Gelu in an opset-17 model). It becomes that op again, at
-// the model's opset or, for an op newer than it, at the op's first version.
-Status resolve_saved_fused_node(const Graph& graph, Node& node) {
+// A com.switchyard node read from a file that save_model() wrote under an
+// ai.onnx op name: an op the model's ai.onnx opset could not express (a
+// Gelu in an opset-17 model). It becomes that op again, at the model's
+// opset or, for an op newer than it, at the op's first version.
+Status resolve_saved_onnx_node(const Graph& graph, Node& node) {
   const int first = first_op_version("", node.op_type);
   if (first == 0)
     return not_implemented(node.describe() + ": unknown op '" + node.op_type + "' in domain '" + kSavedFusedDomain +
-                           "' (Switchyard writes only ai.onnx op names there)");
+                           "' (it has FusedConv and FusedMatMul, and Switchyard writes ai.onnx op names there)");
   node.domain.clear();
   node.since_version = resolve_op_version("", node.op_type, std::max<int64_t>(graph.opset(""), first));
   return ok_status();
@@ -77,9 +78,10 @@ Status check_attributes(const Node& node, const OpVersion& version, bool allow_u
                            "); session config '" + kAllowUnknownAttributesKey + "' = '1' ignores such attributes");
     }
     const std::string_view got = spec_type_word(a.type);
+    const char* source = node.domain == kSwitchyardDomain ? " in its schema (schema/fused.cc)" : " in the ONNX spec";
     if (got != want)
       return invalid_graph(node.describe() + ": attribute '" + a.name + "' of " + op_version + " has type " +
-                           std::string(want) + " in the ONNX spec; the model gives it as " + std::string(got));
+                           std::string(want) + source + "; the model gives it as " + std::string(got));
   }
   return ok_status();
 }
@@ -87,10 +89,16 @@ Status check_attributes(const Node& node, const OpVersion& version, bool allow_u
 Status resolve_versions(Graph& graph, const ResolveOptions& options) {
   for (Node& node : graph.nodes) {
     if (node.removed) continue;
-    if (node.domain == kSavedFusedDomain) {
-      // Nodes Switchyard inserts itself (device copies, fused ops) carry
-      // their version already; loaded ones do not.
-      if (node.since_version == 0) SY_RETURN_IF_ERROR(resolve_saved_fused_node(graph, node));
+    // Nodes Switchyard inserts itself (device copies, fused ops) carry
+    // their version already; loaded ones do not.
+    if (node.domain == kSwitchyardDomain && node.since_version != 0) continue;
+    // An ai.onnx op save_model() wrote in com.switchyard becomes an ai.onnx
+    // node again, checked as one; the domain's own ops (FusedConv ...) are
+    // resolved against its import like any other domain's, below.
+    if (node.domain == kSavedFusedDomain && first_op_version(kSwitchyardDomain, node.op_type) == 0) {
+      SY_RETURN_IF_ERROR(resolve_saved_onnx_node(graph, node));
+      const OpVersion* spec = find_op_version("", node.op_type, node.since_version);
+      if (spec != nullptr) SY_RETURN_IF_ERROR(check_attributes(node, *spec, options.allow_unknown_attributes));
       continue;
     }
     const std::string domain(normalize_domain(node.domain));
@@ -163,13 +171,7 @@ Status infer_types(Graph& graph) {
     if (schema == nullptr || schema->infer == nullptr) continue;
     const auto n_in = static_cast<int>(node.inputs.size());
     const auto n_out = static_cast<int>(node.outputs.size());
-    int max_inputs = schema->max_inputs;
-    // The optimizer's epilogue fusions (providers/cpu/gemm/fused_epilogue.h)
-    // give Conv a residual input 3 and MatMul a bias input 2 and a residual
-    // input 3, also in saved optimized models.
-    if (node.domain.empty() && (node.op_type == "Conv" || node.op_type == "MatMul") &&
-        (node.attr_int("sy_residual", 0) == 1 || node.attr_int("sy_bias", 0) == 1))
-      max_inputs = 4;
+    const int max_inputs = schema->max_inputs;
     if (n_in < schema->min_inputs || (max_inputs >= 0 && n_in > max_inputs))
       return invalid_graph(node.describe() + ": has " + std::to_string(n_in) + " inputs, expected " +
                            std::to_string(schema->min_inputs) +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <string_view>
 
 #include "core/mapped_file.h"
@@ -117,10 +118,9 @@ class GraphWriter {
 };
 
 std::string GraphWriter::domain_for(const Node& node) {
+  if (node.domain == kSwitchyardDomain) used_fused_domain_ = true;  // FusedConv and the like
   if (!node.domain.empty()) return node.domain;
-  bool fused_attribute = false;
-  for (const Attribute& a : node.attributes) fused_attribute |= a.name.rfind("sy_", 0) == 0;
-  if (fused_attribute || node.since_version > onnx_opset_) {
+  if (node.since_version > onnx_opset_) {
     used_fused_domain_ = true;
     return kSavedFusedDomain;
   }
@@ -259,15 +259,15 @@ Result<std::string> model_to_bytes(const Model& model, const Graph& graph,
   GraphWriter writer(onnx_opset == model.opsets.end() ? 0 : onnx_opset->second);
   SY_RETURN_IF_ERROR(writer.write(graph, overridable, proto.mutable_graph()));
 
-  for (const auto& [domain, version] : model.opsets) {
+  // The model's imports, and those the optimizer added to the graph (the
+  // com.switchyard domain of its fused ops).
+  std::map<std::string, int64_t> opsets = model.opsets;
+  for (const auto& [domain, version] : graph.opsets) opsets.emplace(domain, version);
+  if (writer.used_fused_domain()) opsets.emplace(kSwitchyardDomain, kSwitchyardOpset);
+  for (const auto& [domain, version] : opsets) {
     auto* op = proto.add_opset_import();
     op->set_domain(domain);
     op->set_version(version);
-  }
-  if (writer.used_fused_domain() && model.opsets.count(kSavedFusedDomain) == 0) {
-    auto* op = proto.add_opset_import();
-    op->set_domain(kSavedFusedDomain);
-    op->set_version(1);
   }
 
   if (proto.ByteSizeLong() > static_cast<size_t>(INT_MAX))

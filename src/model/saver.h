@@ -9,14 +9,15 @@
 //   (`overridable` adds initializers that are also graph inputs);
 // - the model's opset imports and metadata.
 //
-// Nodes the optimizer made that the model's ai.onnx opset cannot express
-// are written in the com.switchyard domain under their ai.onnx op name, and
-// that domain is imported at version 1: a Conv carrying a fused activation
-// (attributes named sy_*), and an op newer than the imported opset (a Gelu
-// fused into an opset-17 model). The ONNX checker accepts such nodes (it
-// does not check custom domains); resolve() turns them back into the
-// ai.onnx ops when the file is loaded again. Other runtimes cannot run them,
-// as ONNX Runtime's optimized files need ONNX Runtime.
+// The optimizer's fused ops (FusedConv, FusedMatMul: schema/fused.cc) are
+// written as they are, in the com.switchyard domain, and an ai.onnx op
+// newer than the model's imported opset (a Gelu fused into an opset-17
+// model) is written in that domain under its ai.onnx op name; either way
+// com.switchyard is imported at version 1. The ONNX checker accepts such
+// nodes (it does not check custom domains); resolve() reads the fused ops
+// back as they are and turns the others back into the ai.onnx ops. Other
+// runtimes cannot run them, as ONNX Runtime's optimized files need ONNX
+// Runtime.
 //
 // Everything goes into one protobuf message, so the file is limited to
 // 2 GiB; larger models are refused with an error.
@@ -27,12 +28,13 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "schema/fused.h"
 #include "switchyard/status.h"
 
 namespace sy {
 
 // The domain written for nodes ai.onnx cannot express at the model's opset.
-inline constexpr const char* kSavedFusedDomain = "com.switchyard";
+inline constexpr const char* kSavedFusedDomain = kSwitchyardDomain;
 
 // The serialized ModelProto of `model` (its metadata and opsets) with the
 // graph `graph`.

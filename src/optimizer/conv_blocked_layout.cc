@@ -1,10 +1,11 @@
 // Channel-blocked activations between Convs (providers/cpu/conv/
 // blocked_layout.h): a Conv output whose every reader is a Conv that takes
-// it blocked is written in NCHW16c; its producer gets sy_output_layout =
-// "NCHW16c", each Conv reading it as X sy_input_layout = "NCHW16c", each
-// reading it as its fused residual (input 3) sy_residual_layout = "NCHW16c".
-// A blocked Y needs a blocked residual; an NCHW Y (a region's last Conv)
-// takes a blocked one too.
+// it blocked is written in NCHW16c. Its producer and readers become
+// FusedConvs (com.switchyard, schema/fused.cc), plain Convs included: the
+// producer gets output_layout = "NCHW16c", each Conv reading it as X
+// input_layout = "NCHW16c", each reading it as its fused residual (input 3)
+// residual_layout = "NCHW16c". A blocked Y needs a blocked residual; an
+// NCHW Y (a region's last Conv) takes a blocked one too.
 //
 // Why: a 1x1 Conv over NCHW is W . X with X packed into the GEMM's panels
 // on every run, about 75-85 % of the FMA peak on ResNet-50's shapes; over
@@ -29,15 +30,13 @@
 #include "optimizer/rewrite_util.h"
 #include "providers/cpu/conv/blocked_layout.h"
 #include "providers/cpu/conv/direct_few_channels.h"
-#include "providers/cpu/gemm/fused_epilogue.h"
+#include "schema/fused.h"
 
 namespace sy {
 namespace {
 
-using cpu::kInputLayoutAttr;
 using cpu::kLayoutBlock;
 using cpu::kNchw16c;
-using cpu::kOutputLayoutAttr;
 
 // A float constant W of rank 4, or nullptr.
 const Tensor* weight_4d(const Graph& graph, const Node& conv) {
@@ -52,7 +51,7 @@ bool is_depthwise(const Node& conv, const Tensor& w) {
 
 // Whether the CPU Conv kernel can write this Conv's Y blocked.
 bool writes_blocked(const Graph& graph, const Node& conv) {
-  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.outputs[0] == kNoValue) return false;
+  if (!rewrite::is_conv(conv) || conv.outputs.size() != 1 || conv.outputs[0] == kNoValue) return false;
   const Value& y = graph.values[static_cast<size_t>(conv.outputs[0])];
   if (y.type.dtype != DataType::kFloat || y.is_graph_output) return false;
   const Tensor* w = weight_4d(graph, conv);
@@ -60,14 +59,14 @@ bool writes_blocked(const Graph& graph, const Node& conv) {
   if (is_depthwise(conv, *w)) return true;
   if (conv.attr_int("group", 1) != 1) return false;
   const bool one_by_one = w->shape()[2] == 1 && w->shape()[3] == 1;
-  const bool stem = !conv.has_attr(cpu::kFusedResidualAttr) &&
+  const bool stem = !rewrite::has_residual(conv) &&
                     cpu::direct_few_channels_suits(w->shape()[1], w->shape()[2], w->shape()[3]);
   return one_by_one || !stem;
 }
 
 // Whether the CPU Conv kernel can read this Conv's X blocked.
 bool reads_blocked(const Graph& graph, const Node& conv) {
-  if (!rewrite::is_op(conv, "Conv") || conv.inputs.empty()) return false;
+  if (!rewrite::is_conv(conv) || conv.inputs.empty()) return false;
   const Tensor* w = weight_4d(graph, conv);
   if (w == nullptr) return false;
   const int64_t channels = w->shape()[1] * conv.attr_int("group", 1);
@@ -84,15 +83,26 @@ bool readers_take_blocked(const Graph& graph, ValueId v) {
     if (reader.removed) continue;
     ++readers;
     if (!reader.implicit_inputs.empty()) return false;
-    const bool has_residual = reader.has_attr(cpu::kFusedResidualAttr);
     for (size_t i = 0; i < reader.inputs.size(); ++i) {
       if (reader.inputs[i] != v) continue;
       if (i == 0 && reads_blocked(graph, reader)) continue;
-      if (i == 3 && has_residual && rewrite::is_op(reader, "Conv")) continue;
+      if (i == 3 && rewrite::has_residual(reader)) continue;
       return false;
     }
   }
   return readers > 0;
+}
+
+// Sets layout attribute `name` of a Conv to NCHW16c, making it a FusedConv
+// (a plain Conv has no layouts); an explicit "NCHW" is overwritten.
+void set_layout(Graph& graph, Node& conv, const char* name) {
+  rewrite::make_switchyard_op(graph, conv, kFusedConvOp);
+  for (Attribute& a : conv.attributes) {
+    if (a.name != name) continue;
+    a = rewrite::string_attribute(name, kNchw16c);
+    return;
+  }
+  conv.attributes.push_back(rewrite::string_attribute(name, kNchw16c));
 }
 
 }  // namespace
@@ -110,8 +120,7 @@ Status block_conv_channels(Graph& graph, int* marked) {
   for (bool changed = true; changed;) {
     changed = false;
     for (const Node& node : graph.nodes) {
-      if (!rewrite::is_op(node, "Conv") || !node.has_attr(cpu::kFusedResidualAttr) || !node.has_input(3) ||
-          node.outputs.empty() || node.outputs[0] == kNoValue)
+      if (!rewrite::has_residual(node) || node.outputs.empty() || node.outputs[0] == kNoValue)
         continue;
       const size_t y = static_cast<size_t>(node.outputs[0]), z = static_cast<size_t>(node.inputs[3]);
       if (blocked[y] && !blocked[z]) {
@@ -124,18 +133,12 @@ Status block_conv_channels(Graph& graph, int* marked) {
   if (marked != nullptr)
     for (bool b : blocked) *marked += b ? 1 : 0;
   for (Node& node : graph.nodes) {
-    if (!rewrite::is_op(node, "Conv")) continue;
-    if (!node.outputs.empty() && node.outputs[0] != kNoValue && blocked[static_cast<size_t>(node.outputs[0])] &&
-        !node.has_attr(kOutputLayoutAttr)) {
-      node.attributes.push_back(rewrite::string_attribute(kOutputLayoutAttr, kNchw16c));
-    }
-    if (node.has_input(0) && blocked[static_cast<size_t>(node.inputs[0])] && !node.has_attr(kInputLayoutAttr)) {
-      node.attributes.push_back(rewrite::string_attribute(kInputLayoutAttr, kNchw16c));
-    }
-    if (node.has_attr(cpu::kFusedResidualAttr) && node.has_input(3) && blocked[static_cast<size_t>(node.inputs[3])] &&
-        !node.has_attr(cpu::kResidualLayoutAttr)) {
-      node.attributes.push_back(rewrite::string_attribute(cpu::kResidualLayoutAttr, kNchw16c));
-    }
+    if (!rewrite::is_conv(node)) continue;
+    if (!node.outputs.empty() && node.outputs[0] != kNoValue && blocked[static_cast<size_t>(node.outputs[0])])
+      set_layout(graph, node, kOutputLayoutAttr);
+    if (node.has_input(0) && blocked[static_cast<size_t>(node.inputs[0])]) set_layout(graph, node, kInputLayoutAttr);
+    if (rewrite::has_residual(node) && blocked[static_cast<size_t>(node.inputs[3])])
+      set_layout(graph, node, kResidualLayoutAttr);
   }
   return ok_status();
 }

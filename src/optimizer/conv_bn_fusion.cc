@@ -10,7 +10,6 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
-#include "providers/cpu/gemm/fused_epilogue.h"
 
 namespace sy {
 namespace {
@@ -38,10 +37,9 @@ bool is_inference_bn(const Graph& graph, const Node& bn) {
 }
 
 bool fold_one(Graph& graph, Node& conv) {
+  // A plain Conv only: a FusedConv's activation and residual apply before
+  // BN would, and the order would change.
   if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1) return false;
-  // A Conv that already carries a fused activation applies it before BN
-  // would: the order would change.
-  if (conv.has_attr(cpu::kFusedActivationAttr)) return false;
   const ValueId conv_out = conv.outputs[0];
   Node* bn = rewrite::single_consumer(graph, conv_out);
   if (bn == nullptr || !rewrite::is_op(*bn, "BatchNormalization") || bn->inputs[0] != conv_out) return false;

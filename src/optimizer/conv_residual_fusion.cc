@@ -1,26 +1,23 @@
 // Conv + residual Add fusion: Add(Conv(x), z), where z has exactly the Conv
-// output's shape, becomes one Conv with z as a fourth input and the
-// attribute sy_residual = 1 (providers/cpu/gemm/fused_epilogue.h). The Conv
-// kernels add z as the result is stored, before any fused activation, so a
-// ResNet block's Conv -> Add -> Relu tail becomes one node once the
-// activation pass (which runs after this one) folds the Relu in too: two
-// full passes over the block output go away.
+// output's shape, becomes one FusedConv (com.switchyard, schema/fused.cc)
+// with z as its input 3. The Conv kernels add z as the result is stored,
+// before any fused activation, so a ResNet block's Conv -> Add -> Relu
+// tail becomes one node once the activation pass (which runs after this
+// one) folds the Relu in too: two full passes over the block output go
+// away.
 #include <vector>
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
 #include "optimizer/symbolic_dims.h"
-#include "providers/cpu/gemm/fused_epilogue.h"
+#include "schema/fused.h"
 
 namespace sy {
 namespace {
 
-using cpu::kFusedActivationAttr;
-using cpu::kFusedResidualAttr;
-
 bool fuse_one(Graph& graph, Node& conv) {
-  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.inputs.size() > 3 ||
-      conv.has_attr(kFusedActivationAttr) || conv.has_attr(kFusedResidualAttr))
+  if (!rewrite::is_conv(conv) || conv.outputs.size() != 1 || conv.inputs.size() > 3 ||
+      conv.has_attr(kActivationAttr))
     return false;
   const ValueId conv_out = conv.outputs[0];
   const ValueType& out_type = graph.values[static_cast<size_t>(conv_out)].type;
@@ -37,7 +34,7 @@ bool fuse_one(Graph& graph, Node& conv) {
   // to be input 3.
   while (conv.inputs.size() < 3) conv.inputs.push_back(kNoValue);
   conv.inputs.push_back(z);
-  conv.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));
+  rewrite::make_switchyard_op(graph, conv, kFusedConvOp);
   rewrite::absorb_consumer(graph, conv, *add);
   return true;
 }

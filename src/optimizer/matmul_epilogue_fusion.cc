@@ -1,35 +1,31 @@
 // MatMul epilogue fusion: the element-wise nodes a transformer puts after
-// each projection move into the MatMul, which applies them as the GEMM
-// stores each tile (providers/cpu/gemm/fused_epilogue.h):
-//   Div(MatMul(a, b), c) / Mul(MatMul(a, b), c), c a scalar constant -> sy_alpha (1/c or c)
-//   Add(that, bias)           bias a constant vector over the last axis -> sy_bias, input 2
-//   Add(that, z)              z of exactly the output's shape          -> sy_residual, input 3
+// each projection move into the MatMul, which becomes a FusedMatMul
+// (com.switchyard, schema/fused.cc) and applies them as the GEMM stores
+// each tile:
+//   Div(MatMul(a, b), c) / Mul(MatMul(a, b), c), c a scalar constant -> alpha (1/c or c)
+//   Add(that, bias)           bias a constant vector over the last axis -> input 2
+//   Add(that, z)              z of exactly the output's shape          -> input 3
 //                             (dims equal as numbers, symbols or
 //                             symbolic::dim_source)
-//   Relu(that) / Gelu(that)                                            -> sy_activation
+//   Relu(that) / Gelu(that)                                            -> activation
 // in that order, each optional: BERT's projections become MatMul+bias, its
 // output projections MatMul+bias+residual, its FFN MatMul+bias+Gelu, its
 // attention scores Q.K^T / sqrt(d) one scaled MatMul. Each fused node is one
 // full pass over the output saved. The scale applies to any float MatMul;
 // the rest needs a [K, N] B, so that the output's last axis is N.
 //
-// Only the CPU's MatMul applies these attributes, so optimize() runs this
-// pass only for sessions whose providers are all the CPU.
+// Only the CPU implements FusedMatMul, so optimize() runs this pass only
+// for sessions whose providers are all the CPU.
 #include <cmath>
 #include <string>
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
 #include "optimizer/symbolic_dims.h"
-#include "providers/cpu/gemm/fused_epilogue.h"
+#include "schema/fused.h"
 
 namespace sy {
 namespace {
-
-using cpu::kFusedActivationAttr;
-using cpu::kFusedAlphaAttr;
-using cpu::kFusedBiasAttr;
-using cpu::kFusedResidualAttr;
 
 bool is_float_tensor(const ValueType& t) { return t.is_tensor() && t.dtype == DataType::kFloat; }
 
@@ -59,11 +55,9 @@ Node* next_elementwise(Graph& graph, ValueId v) {
   return n;
 }
 
-bool fuse_one(Graph& graph, Node& matmul) {
-  if (!rewrite::is_op(matmul, "MatMul") || matmul.inputs.size() != 2 || matmul.outputs.size() != 1 ||
-      matmul.has_attr(kFusedAlphaAttr) || matmul.has_attr(kFusedBiasAttr) || matmul.has_attr(kFusedResidualAttr) ||
-      matmul.has_attr(kFusedActivationAttr))
-    return false;
+// Moves what follows `matmul` into it; true when anything moved.
+bool fuse_epilogue(Graph& graph, Node& matmul) {
+  if (!rewrite::is_op(matmul, "MatMul") || matmul.inputs.size() != 2 || matmul.outputs.size() != 1) return false;
   const ValueType& a = graph.values[static_cast<size_t>(matmul.inputs[0])].type;
   const ValueType& b = graph.values[static_cast<size_t>(matmul.inputs[1])].type;
   const ValueType& out = graph.values[static_cast<size_t>(matmul.outputs[0])].type;
@@ -74,7 +68,7 @@ bool fuse_one(Graph& graph, Node& matmul) {
   if (next != nullptr) {
     const auto alpha = static_cast<float>(rewrite::scale_by_constant(graph, *next, matmul.outputs[0]));
     if (alpha != 0.0f) {
-      matmul.attributes.push_back(rewrite::float_attribute(kFusedAlphaAttr, alpha));
+      matmul.attributes.push_back(rewrite::float_attribute(kAlphaAttr, alpha));
       rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
@@ -89,7 +83,6 @@ bool fuse_one(Graph& graph, Node& matmul) {
     const ValueId bias = rewrite::other_input(*next, matmul.outputs[0]);
     if (bias != kNoValue && bias != matmul.outputs[0] && is_row_bias(graph, bias, n, out_rank)) {
       matmul.inputs.push_back(bias);
-      matmul.attributes.push_back(rewrite::int_attribute(kFusedBiasAttr, 1));
       rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
@@ -102,7 +95,6 @@ bool fuse_one(Graph& graph, Node& matmul) {
         symbolic::same_shape(graph, matmul.outputs[0], z)) {
       while (matmul.inputs.size() < 3) matmul.inputs.push_back(kNoValue);  // the bias slot, empty
       matmul.inputs.push_back(z);
-      matmul.attributes.push_back(rewrite::int_attribute(kFusedResidualAttr, 1));
       rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
       next = next_elementwise(graph, matmul.outputs[0]);
@@ -117,12 +109,18 @@ bool fuse_one(Graph& graph, Node& matmul) {
       if (approximate == "tanh") kind = "GeluTanh";
     }
     if (!kind.empty()) {
-      matmul.attributes.push_back(rewrite::string_attribute(kFusedActivationAttr, kind));
+      matmul.attributes.push_back(rewrite::string_attribute(kActivationAttr, kind));
       rewrite::absorb_consumer(graph, matmul, *next);
       changed = true;
     }
   }
   return changed;
+}
+
+bool fuse_one(Graph& graph, Node& matmul) {
+  if (!fuse_epilogue(graph, matmul)) return false;
+  rewrite::make_switchyard_op(graph, matmul, kFusedMatMulOp);
+  return true;
 }
 
 }  // namespace

@@ -63,17 +63,18 @@ Status drop_unused_constants(Graph& graph, int* dropped);
 // Folds an inference BatchNormalization into the Conv before it (constant
 // float weights, the Conv output read by the BN only) as new weights and bias.
 Status fuse_conv_batchnorm(Graph& graph, int* fused);
-// Folds Add(Conv(x), z), z of the Conv output's exact shape, into the Conv:
-// z becomes its input 3 and sy_residual = 1 is set.
+// Folds Add(Conv(x), z), z of the Conv output's exact shape, into the Conv,
+// which becomes a FusedConv (schema/fused.cc) with z as its input 3.
 Status fuse_conv_residual(Graph& graph, int* fused);
-// Moves a Relu or Clip (constant bounds) after a float Conv into the Conv's
-// sy_activation / sy_activation_params attributes.
+// Moves a Relu or Clip (constant bounds) after a float Conv into the Conv,
+// which becomes a FusedConv with activation / activation_params.
 Status fuse_conv_activation(Graph& graph, int* fused);
 // Replaces the exported GELU chains (erf form and tanh form) with Gelu.
 Status fuse_gelu(Graph& graph, int* fused);
-// Folds a following bias Add, residual Add and Relu / Gelu into a float
-// MatMul [.., M, K] x [K, N] as sy_bias / sy_residual / sy_activation
-// (providers/cpu/gemm/fused_epilogue.h). CPU only.
+// Folds a following scale, bias Add, residual Add and Relu / Gelu into a
+// float MatMul [.., M, K] x [K, N], which becomes a FusedMatMul
+// (schema/fused.cc) with alpha, the bias as input 2, the residual as
+// input 3 and activation. CPU only.
 Status fuse_matmul_epilogue(Graph& graph, int* fused);
 // Replaces MatMul(Q, Transpose(K)) [/ scale] [+ mask | Where mask] ->
 // Softmax -> MatMul(., V) on 4D float tensors with one Attention node
@@ -92,7 +93,7 @@ Status cancel_transposes(Graph& graph, int* removed);
 // does not copy input dims. Counts nodes removed.
 Status collapse_reshapes(Graph& graph, int* removed);
 // Hands Conv outputs over in NCHW16c where every reader is a Conv that takes
-// them so (sy_output_layout / sy_input_layout / sy_residual_layout,
+// them so (FusedConv's output_layout / input_layout / residual_layout,
 // providers/cpu/conv/blocked_layout.h): ResNet's and MobileNetV2's bodies.
 // CPU only. Counts the tensors blocked.
 Status block_conv_channels(Graph& graph, int* marked);

@@ -34,6 +34,22 @@ bool is_op(const Node& node, const char* op_type) {
   return !node.removed && node.domain.empty() && node.op_type == op_type;
 }
 
+bool is_switchyard_op(const Node& node, const char* op_type) {
+  return !node.removed && node.domain == kSwitchyardDomain && node.op_type == op_type;
+}
+
+bool is_conv(const Node& node) { return is_op(node, "Conv") || is_switchyard_op(node, kFusedConvOp); }
+
+bool has_residual(const Node& node) { return is_switchyard_op(node, kFusedConvOp) && node.has_input(3); }
+
+void make_switchyard_op(Graph& graph, Node& node, const char* op_type) {
+  if (is_switchyard_op(node, op_type)) return;
+  node.domain = kSwitchyardDomain;
+  node.op_type = op_type;
+  node.since_version = kSwitchyardOpset;
+  graph.opsets.emplace(kSwitchyardDomain, kSwitchyardOpset);
+}
+
 bool tensor_scalar(const Tensor& t, double* value) {
   if (!t.is_tensor() || t.num_elements() != 1) return false;
   switch (t.dtype()) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "schema/fused.h"
 
 namespace sy::rewrite {
 
@@ -24,6 +25,18 @@ Node* single_consumer(Graph& graph, ValueId v);
 
 // True for an ai.onnx node of `op_type`.
 bool is_op(const Node& node, const char* op_type);
+// True for a live com.switchyard node of `op_type` (schema/fused.h).
+bool is_switchyard_op(const Node& node, const char* op_type);
+// True for a Conv or a FusedConv (a Conv with an epilogue or layouts).
+bool is_conv(const Node& node);
+// FusedConv's residual, input 3, is there.
+bool has_residual(const Node& node);
+
+// Turns `node` into the com.switchyard op `op_type` (FusedConv, ...) at
+// version 1, keeping its inputs, outputs and attributes, and makes sure
+// the graph imports the domain, so that a saved model reads back. A node
+// of that op already stays as it is.
+void make_switchyard_op(Graph& graph, Node& node, const char* op_type);
 
 // The value of a one-element tensor of a floating-point type, as a double.
 bool tensor_scalar(const Tensor& t, double* value);
@@ -49,7 +62,7 @@ bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected)
 // link is moved too, so the rest of the same rewrite can trace it back.
 void absorb_consumer(Graph& graph, Node& producer, Node& consumer);
 
-// A new int, float, string or ints attribute, for the fusions' sy_
+// A new int, float, string or ints attribute, for the fused ops'
 // attributes and rewritten permutations.
 Attribute int_attribute(const char* name, int64_t value);
 Attribute ints_attribute(const char* name, std::vector<int64_t> values);

@@ -12,13 +12,20 @@
 #include "model/graph.h"
 #include "providers/kernel.h"
 #include "providers/provider.h"
+#include "schema/fused.h"
 
 namespace sy {
 
-// Domain of the nodes the partitioner inserts.
-inline constexpr const char* kSwitchyardDomain = "com.switchyard";
+// The nodes the partitioner inserts, in the com.switchyard domain
+// (schema/fused.h), which holds the optimizer's fused ops too.
 inline constexpr const char* kCopyToHostOp = "MemcpyToHost";
 inline constexpr const char* kCopyFromHostOp = "MemcpyFromHost";
+
+// Whether `node` is a device copy the partitioner inserted, not a node of
+// the model (fused or not).
+inline bool is_copy_node(const Node& node) {
+  return node.domain == kSwitchyardDomain && (node.op_type == kCopyToHostOp || node.op_type == kCopyFromHostOp);
+}
 
 struct Decline {
   int provider = -1;  // index into the chain

@@ -8,6 +8,9 @@ namespace {
 
 bool dims_conflict(const Dim& a, const Dim& b) { return a.is_known() && b.is_known() && a.value != b.value; }
 
+}  // namespace
+
+// Declared in schema_tables.h: FusedMatMul (schema/fused.cc) reuses it.
 Status infer_matmul(InferenceContext& ctx) {
   const ValueType* a = ctx.input_type(0);
   const ValueType* b = ctx.input_type(1);
@@ -17,6 +20,8 @@ Status infer_matmul(InferenceContext& ctx) {
   ctx.output_type(0) = std::move(out);
   return ok_status();
 }
+
+namespace {
 
 Status infer_gemm(InferenceContext& ctx) {
   const ValueType* a = ctx.input_type(0);

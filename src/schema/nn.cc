@@ -79,6 +79,9 @@ Status check_image_input(InferenceContext& ctx, const ValueType* x) {
   return ok_status();
 }
 
+}  // namespace
+
+// Declared in schema_tables.h: FusedConv (schema/fused.cc) reuses it.
 Status infer_conv(InferenceContext& ctx) {
   const ValueType* x = ctx.input_type(0);
   const ValueType* w = ctx.input_type(1);
@@ -112,6 +115,8 @@ Status infer_conv(InferenceContext& ctx) {
   ctx.output_type(0) = std::move(out);
   return ok_status();
 }
+
+namespace {
 
 Status infer_pool(InferenceContext& ctx, bool has_ceil_mode) {
   const ValueType* x = ctx.input_type(0);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "schema/fused.h"
+
 namespace sy {
 namespace {
 
@@ -18,13 +20,21 @@ constexpr bool key_less(const OpVersion& a, const OpVersion& b) {
 static_assert(std::is_sorted(std::begin(kOpVersions), std::end(kOpVersions), key_less),
               "op_versions.inc must be sorted by (domain, op_type, since_version)");
 
+// The table holding a domain's ops: the spec's, or Switchyard's own
+// (schema/fused.cc), which the generated file cannot hold.
+std::span<const OpVersion> table_of(std::string_view domain) {
+  if (domain == kSwitchyardDomain) return switchyard_op_versions();
+  return kOpVersions;
+}
+
 // Every version of one op, oldest first.
 std::span<const OpVersion> versions_of(std::string_view domain, std::string_view op_type) {
   auto op_less = [](const OpVersion& a, const OpVersion& b) {
     return std::tie(a.domain, a.op_type) < std::tie(b.domain, b.op_type);
   };
   const OpVersion key{normalize_domain(domain), op_type, 0, {}, {}, {}};
-  const auto [first, last] = std::equal_range(std::begin(kOpVersions), std::end(kOpVersions), key, op_less);
+  const std::span<const OpVersion> table = table_of(key.domain);
+  const auto [first, last] = std::equal_range(table.begin(), table.end(), key, op_less);
   return {first, last};
 }
 
@@ -49,7 +59,7 @@ int first_op_version(std::string_view domain, std::string_view op_type) {
 int newest_opset(std::string_view domain) {
   domain = normalize_domain(domain);
   int newest = 0;
-  for (const OpVersion& v : kOpVersions)
+  for (const OpVersion& v : table_of(domain))
     if (v.domain == domain && v.since_version > newest) newest = v.since_version;
   return newest;
 }

@@ -32,7 +32,7 @@ const OpSchema* find_schema(std::string_view domain, std::string_view op_type, i
   const OpSchema* best = nullptr;
   for (auto table : {elementwise_schemas(), normalization_schemas(), reduce_schemas(), nn_schemas(),
                      matmul_schemas(), tensor_schemas(), indexing_schemas(), image_schemas(), sorting_schemas(),
-                     rnn_schemas()}) {
+                     rnn_schemas(), fused_schemas()}) {
     for (const OpSchema& s : table) {
       if (s.domain != domain || s.op_type != op_type || s.since_version > opset) continue;
       if (best == nullptr || s.since_version > best->since_version) best = &s;

@@ -60,7 +60,7 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
       }
       step.outputs.push_back(out);
     }
-    const bool constant_copy = node.domain == kSwitchyardDomain && node.has_input(0) &&
+    const bool constant_copy = is_copy_node(node) && node.has_input(0) &&
                                plan.values[static_cast<size_t>(node.inputs[0])].storage == ValueStorage::kConstant;
     if (constant_copy) {
       SY_RETURN_IF_ERROR(precompute_constant_copy(step, *providers[static_cast<size_t>(step.provider)], plan));
@@ -108,7 +108,7 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
       free_slots[plan.slots[static_cast<size_t>(k)].allocator].emplace(slot_estimate[static_cast<size_t>(k)], k);
     }
     const PlanStep& step = plan.steps[s];
-    Allocator* alloc = step.node_ptr->op_type == kCopyToHostOp && step.node_ptr->domain == kSwitchyardDomain
+    Allocator* alloc = is_copy_node(*step.node_ptr) && step.node_ptr->op_type == kCopyToHostOp
                            ? cpu_allocator()
                            : providers[static_cast<size_t>(step.provider)]->allocator();
     FreeSlots& free = free_slots[alloc];

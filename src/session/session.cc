@@ -252,7 +252,7 @@ Status summarize_placement(Session::Impl& s, const Graph& graph) {
   for (const Partition& part : s.partition.partitions) {
     int model_nodes = 0;
     for (NodeId id : part.nodes)
-      if (graph.nodes[static_cast<size_t>(id)].domain != kSwitchyardDomain) ++model_nodes;
+      if (!is_copy_node(graph.nodes[static_cast<size_t>(id)])) ++model_nodes;
     if (model_nodes == 0) continue;  // a run of copies only
     const std::string name = s.chain[static_cast<size_t>(part.provider)]->name();
     if (!p.partition_providers.empty() && p.partition_providers.back() == name) {
@@ -436,8 +436,8 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
         from = s->chain[static_cast<size_t>(d.provider)]->name();
       }
     }
-    if (node.domain != kSwitchyardDomain) ++model_nodes;
-    if (declined_by_available && node.domain != kSwitchyardDomain) {
+    if (!is_copy_node(node)) ++model_nodes;
+    if (declined_by_available && !is_copy_node(node)) {
       ++fell_through_nodes;
       ++fell_through[from + " -> " + a.provider + ": " + node.op_type];
     }

@@ -16,11 +16,12 @@ struct OpUse {
   const char* op;
   int version;  // the schema version opset 17 resolves to
   DataType dtype;
+  const char* domain = "";  // "com.switchyard" for the optimizer's fused ops
 };
 
 bool has_kernel(const OpUse& use) {
   for (const CudaKernelDef& def : cuda_kernel_table()) {
-    if (std::string(def.op_type) != use.op || std::string(def.domain) != "") continue;
+    if (std::string(def.op_type) != use.op || std::string(def.domain) != use.domain) continue;
     if (use.version < def.since_version || use.version > def.end_version) continue;
     if (def.type_input >= 0 && (def.type_mask & type_bit(use.dtype)) == 0) continue;
     return true;
@@ -42,15 +43,15 @@ const OpUse kModelOps[] = {
     // GPT-2-like decoder
     {"Split", 13, DataType::kFloat}, {"Pow", 15, DataType::kFloat}, {"Where", 16, DataType::kFloat},
     {"Equal", 13, DataType::kFloat}, {"Trilu", 14, DataType::kUint8}, {"ConstantOfShape", 9, DataType::kInt64},
-    // Fused by the optimizer
-    {"Gelu", 20, DataType::kFloat},
+    // Fused by the optimizer (Conv + Add + Relu / Clip: FusedConv)
+    {"Gelu", 20, DataType::kFloat}, {"FusedConv", 1, DataType::kFloat, "com.switchyard"},
 };
 
 TEST(CudaModelCoverageTest, EveryModelOpHasAFloat32AndFloat16Kernel) {
   for (const OpUse& use : kModelOps) {
     EXPECT_TRUE(has_kernel(use)) << use.op << " version " << use.version << " " << dtype_name(static_cast<int32_t>(use.dtype));
     if (use.dtype == DataType::kFloat) {
-      const OpUse half{use.op, use.version, DataType::kFloat16};
+      const OpUse half{use.op, use.version, DataType::kFloat16, use.domain};
       EXPECT_TRUE(has_kernel(half)) << use.op << " version " << use.version << " float16";
     }
   }
@@ -59,6 +60,12 @@ TEST(CudaModelCoverageTest, EveryModelOpHasAFloat32AndFloat16Kernel) {
 TEST(CudaModelCoverageTest, ShapeOpsAreNotClaimed) {
   EXPECT_FALSE(has_kernel({"Shape", 15, DataType::kFloat}));
   EXPECT_FALSE(has_kernel({"Range", 11, DataType::kInt64}));
+}
+
+TEST(CudaModelCoverageTest, FusedMatMulIsLeftToTheCpu) {
+  // Only the CPU implements FusedMatMul (optimize() makes it for CPU-only
+  // sessions): the partitioner's "no CUDA kernel" is its reason here.
+  EXPECT_FALSE(has_kernel({"FusedMatMul", 1, DataType::kFloat, "com.switchyard"}));
 }
 
 TEST(CudaModelCoverageTest, TableRowsAreWellFormed) {

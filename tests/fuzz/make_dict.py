@@ -59,6 +59,9 @@ def main():
         if os.path.exists(path):
             names.update(re.findall(r'"([A-Za-z_][A-Za-z0-9_.]*)"', open(path).read()))
     names.update(["com.switchyard", "ai.onnx.ml", "ai.onnx", "location", "offset", "length", "batch"])
+    # com.switchyard's fused ops (src/schema/fused.cc) and their attributes.
+    names.update(["FusedConv", "FusedMatMul", "activation", "activation_params", "alpha", "input_layout",
+                  "output_layout", "residual_layout", "NCHW", "NCHW16c"])
     # As whole length-delimited strings (length byte first): the form they take in a message.
     for name in sorted(names):
         raw = name.encode()

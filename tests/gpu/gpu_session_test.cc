@@ -246,5 +246,88 @@ TEST(GpuSessionTest, ConcurrentIoBindingRuns) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+// x [2, 16, 8, 8] -> Conv 3x3 -> Add(x) -> Relu -> y and
+// y -> Conv 1x1 -> Clip(0, 0.5) -> u: the optimizer makes two FusedConvs,
+// one with a residual and Relu, one with Clip.
+std::string conv_block_bytes() {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2, 16, 8, 8});
+  b.initializer("w1", make_tensor<float>({16, 16, 3, 3}, eighths(16 * 16 * 9, 4)));
+  b.initializer("b1", make_tensor<float>({16}, eighths(16, 5)));
+  b.initializer("w2", make_tensor<float>({8, 16, 1, 1}, eighths(8 * 16, 6)));
+  b.initializer("lo", make_tensor<float>({}, {0.0f}));
+  b.initializer("hi", make_tensor<float>({}, {0.5f}));
+  b.node("Conv", {"x", "w1", "b1"}, {"c1"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  b.node("Add", {"c1", "x"}, {"s"});
+  b.node("Relu", {"s"}, {"y"});
+  b.node("Conv", {"y", "w2"}, {"c2"});
+  b.node("Clip", {"c2", "lo", "hi"}, {"u"});
+  b.output("y", DataType::kFloat, {2, 16, 8, 8});
+  b.output("u", DataType::kFloat, {2, 8, 8, 8});
+  return b.build();
+}
+
+TEST(GpuSessionTest, FusedConvRunsOnCudaAndMatchesTheCpu) {
+  if (!has_cuda()) GTEST_SKIP() << "skipped: no CUDA device";
+  const std::string bytes = conv_block_bytes();
+  SessionOptions options;
+  options.providers = {{"cuda", {{"use_tf32", "0"}}}, {"cpu", {}}};
+  options.fallback = FallbackPolicy::strict();
+  auto gpu = Session::create_from_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().to_string();
+  int fused = 0;
+  for (const NodeAssignment& a : (*gpu)->assignment()) {
+    EXPECT_EQ(a.provider, "CUDAExecutionProvider") << a.node_name << " " << a.op_type;
+    fused += a.op_type == "FusedConv" ? 1 : 0;
+  }
+  EXPECT_EQ(fused, 2) << (*gpu)->assignment_report();
+  auto cpu = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(cpu.ok()) << cpu.status().to_string();
+  const Tensor x = make_tensor<float>({2, 16, 8, 8}, eighths(2 * 16 * 64, 7));
+  auto got = (*gpu)->run({{"x", x}});
+  auto want = (*cpu)->run({{"x", x}});
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  ASSERT_TRUE(want.ok()) << want.status().to_string();
+  for (size_t k = 0; k < 2; ++k) EXPECT_LE(max_abs_diff((*got)[k], (*want)[k]), kTolerance) << "output " << k;
+}
+
+TEST(GpuSessionTest, AChannelBlockedFusedConvStaysOnTheCpuWithItsReason) {
+  if (!has_cuda()) GTEST_SKIP() << "skipped: no CUDA device";
+  // What the CPU-only optimizer writes for a 1x1 -> 1x1 pair: the first
+  // hands its Y over in NCHW16c, which cuDNN cannot read.
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, 16, 6, 6});
+  b.initializer("w1", make_tensor<float>({16, 16, 1, 1}, eighths(256, 8)));
+  b.initializer("w2", make_tensor<float>({16, 16, 1, 1}, eighths(256, 9)));
+  b.opset_import("com.switchyard", 1);
+  b.domain_node("com.switchyard", "FusedConv", {"x", "w1"}, {"h"}, {{"output_layout", "NCHW16c"}}, "first");
+  b.domain_node("com.switchyard", "FusedConv", {"h", "w2"}, {"y"}, {{"input_layout", "NCHW16c"}}, "second");
+  b.output("y", DataType::kFloat, {1, 16, 6, 6});
+  const std::string bytes = b.build();
+  SessionOptions options;
+  options.optimization_level = OptimizationLevel::kDisableAll;
+  options.providers = {{"cuda", {{"use_tf32", "0"}}}, {"cpu", {}}};
+  options.fallback.node_fallthrough = FallbackAction::kAllow;
+  auto gpu = Session::create_from_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().to_string();
+  ASSERT_EQ((*gpu)->assignment().size(), 2u) << (*gpu)->assignment_report();
+  for (const NodeAssignment& a : (*gpu)->assignment()) {
+    EXPECT_EQ(a.provider, "CPUExecutionProvider") << a.node_name;
+    ASSERT_EQ(a.declined.size(), 1u) << a.node_name;
+    EXPECT_EQ(a.declined[0].provider, "CUDAExecutionProvider");
+    EXPECT_NE(a.declined[0].reason.find("NCHW16c (the CUDA Conv takes NCHW only)"), std::string::npos)
+        << a.declined[0].reason;
+  }
+  options.providers = {};
+  auto cpu = Session::create_from_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().to_string();
+  const Tensor x = make_tensor<float>({1, 16, 6, 6}, eighths(16 * 36, 10));
+  auto got = (*gpu)->run({{"x", x}});
+  auto want = (*cpu)->run({{"x", x}});
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  ASSERT_TRUE(want.ok()) << want.status().to_string();
+  EXPECT_EQ(max_abs_diff((*got)[0], (*want)[0]), 0.0);
+}
+
 }  // namespace
 }  // namespace sy::testing

@@ -73,7 +73,20 @@ ModelBuilder& ModelBuilder::initializer(const std::string& name, const Tensor& v
 ModelBuilder& ModelBuilder::node(const std::string& op_type, std::vector<std::string> inputs,
                                  std::vector<std::string> outputs, std::vector<AttrSpec> attrs, std::string name) {
   if (name.empty()) name = op_type + "_" + std::to_string(nodes_.size());
-  nodes_.push_back({op_type, std::move(inputs), std::move(outputs), std::move(attrs), std::move(name)});
+  nodes_.push_back({op_type, std::move(inputs), std::move(outputs), std::move(attrs), std::move(name), ""});
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::domain_node(const std::string& domain, const std::string& op_type,
+                                        std::vector<std::string> inputs, std::vector<std::string> outputs,
+                                        std::vector<AttrSpec> attrs, std::string name) {
+  node(op_type, std::move(inputs), std::move(outputs), std::move(attrs), std::move(name));
+  nodes_.back().domain = domain;
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::opset_import(const std::string& domain, int64_t version) {
+  other_opsets_.emplace_back(domain, version);
   return *this;
 }
 
@@ -84,6 +97,11 @@ std::string ModelBuilder::build() const {
   onnx::OperatorSetIdProto* opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(opset_);
+  for (const auto& [domain, version] : other_opsets_) {
+    onnx::OperatorSetIdProto* other = model.add_opset_import();
+    other->set_domain(domain);
+    other->set_version(version);
+  }
   fill_graph(model.mutable_graph());
   std::string bytes;
   model.SerializeToString(&bytes);
@@ -99,6 +117,7 @@ void ModelBuilder::fill_graph(onnx::GraphProto* graph) const {
     onnx::NodeProto* node = graph->add_node();
     node->set_op_type(n.op_type);
     node->set_name(n.name);
+    if (!n.domain.empty()) node->set_domain(n.domain);
     for (const std::string& in : n.inputs) node->add_input(in);
     for (const std::string& out : n.outputs) node->add_output(out);
     for (const AttrSpec& a : n.attrs) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "switchyard/data_type.h"
@@ -81,6 +82,13 @@ class ModelBuilder {
   // A node; the name defaults to "<op>_<index>".
   ModelBuilder& node(const std::string& op_type, std::vector<std::string> inputs, std::vector<std::string> outputs,
                      std::vector<AttrSpec> attrs = {}, std::string name = "");
+  // A node of another domain than ai.onnx (com.switchyard's FusedConv ...);
+  // the model imports the domain only through opset_import().
+  ModelBuilder& domain_node(const std::string& domain, const std::string& op_type, std::vector<std::string> inputs,
+                            std::vector<std::string> outputs, std::vector<AttrSpec> attrs = {},
+                            std::string name = "");
+  // Imports `domain` at `version`, besides ai.onnx at the builder's opset.
+  ModelBuilder& opset_import(const std::string& domain, int64_t version);
 
   // The serialized ModelProto.
   std::string build() const;
@@ -102,6 +110,7 @@ class ModelBuilder {
     std::vector<std::string> outputs;
     std::vector<AttrSpec> attrs;
     std::string name;
+    std::string domain;
   };
   struct InitSpec {
     std::string name;
@@ -109,6 +118,7 @@ class ModelBuilder {
   };
 
   int64_t opset_;
+  std::vector<std::pair<std::string, int64_t>> other_opsets_;
   std::vector<ValueSpec> inputs_;
   std::vector<ValueSpec> outputs_;
   std::vector<InitSpec> initializers_;

@@ -27,10 +27,14 @@
 // under 80% of its 64 columns; each block of Y^T is transposed into place
 // (simd/transpose_store.h) as soon as the GEMM has it.
 //
+// The same kernel runs FusedConv (com.switchyard, schema/fused.cc): Conv
+// plus a residual input 3 and an activation applied as Y is stored, and
+// the layouts of its tensors.
+//
 // Channel-blocked tensors (NCHW16c, conv/blocked_layout.h), set up by the
 // optimizer's conv_blocked_layout pass over whole chains of Convs (ResNet's
-// and MobileNetV2's bodies): sy_input_layout, sy_output_layout and
-// sy_residual_layout say which of X, Y and the residual are blocked.
+// and MobileNetV2's bodies): FusedConv's input_layout, output_layout and
+// residual_layout say which of X, Y and the residual are blocked.
 // Depthwise and Winograd fill their channel blocks by row copies from a
 // blocked X and store blocked Y rows as they are. Every other group-1
 // Conv with a blocked side runs the transposed product: a 1x1 one reads
@@ -88,25 +92,27 @@ class ConvKernel final : public Kernel {
   ConvKernel(const KernelCreateContext& ctx, Status& status) {
     status = read_window_attributes(ctx, false, false, attrs_);
     if (!status.ok()) return;
-    status = read_fused_activation(ctx, activation_);
-    if (!status.ok()) return;
-    // The Winograd and depthwise paths apply the activation as a clamp.
-    if (activation_.activation == GemmActivation::kGeluErf || activation_.activation == GemmActivation::kGeluTanh) {
-      status = ctx.error(std::string(kFusedActivationAttr) + " on a Conv must be \"Relu\" or \"Clip\"");
-      return;
-    }
-    residual_ = ctx.node().attr_int(kFusedResidualAttr, 0) == 1;
-    if (residual_ && !ctx.node().has_input(3)) {
-      status = ctx.error(std::string(kFusedResidualAttr) + " is set but input 3 (the residual) is missing");
-      return;
+    // FusedConv's epilogue and layouts; a plain Conv has none.
+    const bool fused = is_fused_op(ctx);
+    if (fused) {
+      status = read_fused_activation(ctx, activation_);
+      if (!status.ok()) return;
+      // The Winograd and depthwise paths apply the activation as a clamp.
+      if (activation_.activation == GemmActivation::kGeluErf || activation_.activation == GemmActivation::kGeluTanh) {
+        status = ctx.error(std::string(kActivationAttr) + " of a FusedConv must be \"Relu\" or \"Clip\"");
+        return;
+      }
+      residual_ = ctx.node().has_input(3);
     }
     group_ = ctx.node().attr_int("group", 1);
     if (group_ <= 0) {
       status = ctx.error("group must be positive; got " + std::to_string(group_));
       return;
     }
-    status = read_layouts(ctx);
-    if (!status.ok()) return;
+    if (fused) {
+      status = read_layouts(ctx);
+      if (!status.ok()) return;
+    }
     const Tensor* w = ctx.constant_input(1);
     if (w == nullptr || w->dtype() != DataType::kFloat || w->shape().rank() < 3) {
       if (blocked_output_) status = ctx.error(std::string(kOutputLayoutAttr) + " needs a constant float W");
@@ -540,15 +546,19 @@ class ConvKernel final : public Kernel {
     });
   }
 
-  // Whether layout attribute `name` is set; NCHW16c is the one value known.
+  // Whether layout attribute `name` is NCHW16c; NCHW, its default, is the
+  // other value known.
   static Result<bool> read_layout(const KernelCreateContext& ctx, const char* name) {
-    const std::string layout = ctx.node().attr_string(name, "");
-    if (layout.empty()) return false;
-    if (layout != kNchw16c) return ctx.error(std::string(name) + " must be \"" + kNchw16c + "\"; got \"" + layout + "\"");
+    const std::string layout = ctx.node().attr_string(name, kLayoutNchw);
+    if (layout == kLayoutNchw) return false;
+    if (layout != kNchw16c)
+      return ctx.error(std::string(name) + " must be \"" + kLayoutNchw + "\" or \"" + kNchw16c + "\"; got \"" +
+                       layout + "\"");
     return true;
   }
 
-  // sy_output_layout / sy_input_layout = NCHW16c (conv/blocked_layout.h).
+  // FusedConv's output_layout / input_layout / residual_layout
+  // (conv/blocked_layout.h).
   Status read_layouts(const KernelCreateContext& ctx) {
     SY_ASSIGN_OR_RETURN(blocked_output_, read_layout(ctx, kOutputLayoutAttr));
     SY_ASSIGN_OR_RETURN(blocked_input_, read_layout(ctx, kInputLayoutAttr));
@@ -560,7 +570,7 @@ class ConvKernel final : public Kernel {
     return ok_status();
   }
 
-  bool residual_ = false;               // sy_residual: input 3 is added before the activation
+  bool residual_ = false;               // FusedConv's input 3 is added before the activation
   bool blocked_output_ = false;         // Y is written in NCHW16c
   bool residual_blocked_ = false;       // the residual arrives in NCHW16c (always, when Y is blocked)
   bool blocked_input_ = false;          // X arrives in NCHW16c
@@ -573,6 +583,7 @@ class ConvKernel final : public Kernel {
 
 const KernelDef kConvKernels[] = {
     {"", "Conv", 1, kLatestVersion, 0, type_bit(DataType::kFloat), &make_kernel<ConvKernel>},
+    {kSwitchyardDomain, kFusedConvOp, 1, kLatestVersion, 0, type_bit(DataType::kFloat), &make_kernel<ConvKernel>},
 };
 
 }  // namespace

@@ -11,11 +11,11 @@ namespace sy::cpu {
 
 std::span<const KernelDef> elementwise_kernels();  // unary/binary math, activations, compare, logic, Where, Clip
 std::span<const KernelDef> cast_kernels();         // Cast
-std::span<const KernelDef> conv_kernels();         // Conv
+std::span<const KernelDef> conv_kernels();         // Conv, FusedConv
 std::span<const KernelDef> pool_kernels();         // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool
 std::span<const KernelDef> normalization_kernels();  // BatchNormalization, LayerNormalization
 std::span<const KernelDef> softmax_kernels();      // Softmax, LogSoftmax
-std::span<const KernelDef> matmul_kernels();       // MatMul, Gemm
+std::span<const KernelDef> matmul_kernels();       // MatMul, Gemm, FusedMatMul
 std::span<const KernelDef> reduce_kernels();       // ReduceMean, ReduceSum, ...
 std::span<const KernelDef> shape_kernels();        // shape_ops.cc: Reshape, Flatten, Squeeze, Unsqueeze, Shape, Identity, Size
 std::span<const KernelDef> concat_split_kernels(); // Concat, Split

@@ -7,6 +7,8 @@
 // MatMul is one GEMM. Real batches (attention) run one GEMM per batch,
 // spread over the threads when there are enough of them, else each
 // threaded. Other types use a plain loop: they exist for completeness.
+// FusedMatMul (com.switchyard, schema/fused.cc) runs on the same kernel,
+// its epilogue applied as the GEMM stores each tile.
 #include <algorithm>
 #include <string>
 
@@ -15,6 +17,7 @@
 #include "providers/cpu/gemm/naive_gemm.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/matmul_dims.h"
+#include "schema/fused.h"
 
 namespace sy::cpu {
 namespace {
@@ -24,17 +27,16 @@ namespace {
 class MatMulKernel final : public Kernel {
  public:
   MatMulKernel(const KernelCreateContext& ctx, Status& status) {
-    // A fused epilogue (optimizer/matmul_epilogue_fusion.cc): bias, residual
-    // and activation applied as the GEMM stores each tile; float only.
-    status = read_fused_activation(ctx, epilogue_);
-    if (!status.ok()) return;
-    bias_ = ctx.node().attr_int(kFusedBiasAttr, 0) == 1;
-    alpha_ = ctx.node().attr_float(kFusedAlphaAttr, 1.0f);
-    residual_ = ctx.node().attr_int(kFusedResidualAttr, 0) == 1;
-    if ((bias_ && !ctx.node().has_input(2)) || (residual_ && !ctx.node().has_input(3))) {
-      status = ctx.error(std::string(bias_ && !ctx.node().has_input(2) ? kFusedBiasAttr : kFusedResidualAttr) +
-                         " is set but its input is missing");
-      return;
+    // FusedMatMul's epilogue (schema/fused.cc, made by optimizer/
+    // matmul_epilogue_fusion.cc): scale, bias, residual and activation
+    // applied as the GEMM stores each tile; float only. A plain MatMul has
+    // none.
+    if (is_fused_op(ctx)) {
+      status = read_fused_activation(ctx, epilogue_);
+      if (!status.ok()) return;
+      bias_ = ctx.node().has_input(2);
+      residual_ = ctx.node().has_input(3);
+      alpha_ = ctx.node().attr_float(kAlphaAttr, 1.0f);
     }
     const ValueType* a_type = ctx.input_type(0);
     if (fused() && a_type != nullptr && a_type->dtype != DataType::kFloat) {
@@ -207,7 +209,7 @@ class MatMulKernel final : public Kernel {
   GemmEpilogue epilogue_;  // the fused activation
   bool bias_ = false;
   bool residual_ = false;
-  float alpha_ = 1.0f;  // sy_alpha
+  float alpha_ = 1.0f;  // FusedMatMul's alpha
   PackedMatrix packed_b_;
 };
 
@@ -326,6 +328,7 @@ const KernelDef kMatMulKernels[] = {
     {"", "MatMul", 1, 8, 0, type_bit(DataType::kFloat) | type_bit(DataType::kDouble) | type_bit(DataType::kFloat16),
      &make_kernel<MatMulKernel>},
     {"", "MatMul", 9, kLatestVersion, 0, kMatMulTypes, &make_kernel<MatMulKernel>},
+    {kSwitchyardDomain, kFusedMatMulOp, 1, kLatestVersion, 0, type_bit(DataType::kFloat), &make_kernel<MatMulKernel>},
     {"", "Gemm", 7, kLatestVersion, 0, kGemmTypes, &make_kernel<GemmKernel>},
 };
 

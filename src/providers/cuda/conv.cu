@@ -7,10 +7,13 @@
 // kept in the kernel for the session and in ConvAlgoCache on disk, so a
 // second session on the same model, GPU and libraries does not search.
 //
-// Bias, a fused residual (sy_residual: input 3, set by the optimizer's
-// Conv+Add pass) and a fused activation (sy_activation, from its Conv+Relu/
-// Clip pass) run as one epilogue kernel over the output instead of cuDNN's
+// The same kernel runs FusedConv (com.switchyard, schema/fused.cc in the
+// core): Conv plus a residual input 3 (the optimizer's Conv+Add pass) and
+// an activation (its Conv+Relu/Clip pass). Bias, residual and activation
+// run as one epilogue kernel over the output instead of cuDNN's
 // bias-activation call, which only fuses Relu and only with one algorithm.
+// FusedConv's channel-blocked layouts (NCHW16c, the CPU's) are declined:
+// cuDNN reads and writes NCHW here.
 #include <algorithm>
 #include <array>
 #include <cfloat>
@@ -108,32 +111,7 @@ class ConvKernel final : public CudaKernel {
         return;
       }
     }
-    // The CPU kernels' channel-blocked hand-off (a model optimized for the
-    // CPU and saved): cuDNN reads and writes NCHW, so the pair stays on the
-    // CPU, with this reason.
-    for (const char* layout_attr : {"sy_output_layout", "sy_input_layout"}) {
-      if (!info.attr_string(layout_attr, "").empty()) {
-        status = info.unsupported(std::string(layout_attr) + " " + info.attr_string(layout_attr, "") +
-                                  " (a CPU channel-blocked layout)");
-        return;
-      }
-    }
-    residual_ = info.attr_int("sy_residual", 0) == 1;
-    if (residual_ && (!info.has_input(3) || info.input_dtype(3) != dtype_)) {
-      status = info.unsupported("sy_residual without a residual input 3 of the output's type");
-      return;
-    }
-    const std::string act = info.attr_string("sy_activation", "");
-    if (act == "Relu") {
-      activation_ = 1;
-    } else if (act == "Clip") {
-      activation_ = 2;
-      const std::vector<float> p = info.attr_floats("sy_activation_params");
-      lo_ = p.size() >= 1 ? p[0] : -FLT_MAX;
-      hi_ = p.size() >= 2 ? p[1] : FLT_MAX;
-    } else if (!act.empty()) {
-      status = info.unsupported("fused activation " + act);
-    }
+    if (info.domain() == "com.switchyard") status = read_fused(info);
   }
 
   Status run(KernelRunContext& ctx) const override {
@@ -349,6 +327,32 @@ class ConvKernel final : public CudaKernel {
     return ok_status();
   }
 
+  // FusedConv's attributes and residual. A layout other than NCHW is the
+  // CPU kernels' channel-blocked hand-off (a model optimized for the CPU
+  // and saved): the node stays on the CPU, with this reason.
+  Status read_fused(const KernelCreateInfo& info) {
+    for (const char* layout_attr : {"input_layout", "output_layout", "residual_layout"}) {
+      const std::string layout = info.attr_string(layout_attr, "NCHW");
+      if (layout != "NCHW")
+        return info.unsupported(std::string(layout_attr) + " " + layout + " (the CUDA Conv takes NCHW only)");
+    }
+    residual_ = info.has_input(3);
+    if (residual_ && info.input_dtype(3) != dtype_)
+      return info.unsupported("a residual input 3 of another type than X");
+    const std::string act = info.attr_string("activation", "");
+    if (act == "Relu") {
+      activation_ = 1;
+    } else if (act == "Clip") {
+      activation_ = 2;
+      const std::vector<float> p = info.attr_floats("activation_params");
+      lo_ = p.size() >= 1 ? p[0] : -FLT_MAX;
+      hi_ = p.size() >= 2 ? p[1] : FLT_MAX;
+    } else if (!act.empty()) {
+      return info.unsupported("fused activation " + act);
+    }
+    return ok_status();
+  }
+
   int32_t dtype_ = 0;
   int64_t group_ = 1;
   std::string auto_pad_;
@@ -366,6 +370,7 @@ class ConvKernel final : public CudaKernel {
 const CudaKernelDef kConvDefs[] = {
     {"", "Conv", 1, 10, 0, kFloatTypes, 0, make_cuda_kernel<ConvKernel>},
     {"", "Conv", 11, kLatest, 0, kFloatTypes, 0, make_cuda_kernel<ConvKernel>},
+    {"com.switchyard", "FusedConv", 1, kLatest, 0, kFloatTypes, 0, make_cuda_kernel<ConvKernel>},
 };
 
 }  // namespace

@@ -58,12 +58,6 @@ class MatMulKernel final : public CudaKernel {
  public:
   MatMulKernel(const KernelCreateInfo& info, Status& status) {
     dtype_ = info.input_dtype(0);
-    // The CPU-only MatMul epilogue fusion (providers/cpu/gemm/fused_epilogue.h).
-    if (info.attr_int("sy_bias", 0) != 0 || info.attr_int("sy_residual", 0) != 0 ||
-        info.attr_float("sy_alpha", 1.0f) != 1.0f || !info.attr_string("sy_activation", "").empty()) {
-      status = info.unsupported("a fused scale, bias, residual or activation (sy_ attributes) runs on the CPU only");
-      return;
-    }
     if (info.input_dtype(1) != dtype_) status = info.unsupported("mixed input types");
   }
 

@@ -37,16 +37,24 @@ struct ConvSpec {
   // Winograd's transforms round at the scale of the whole output, so its
   // tolerance is 1e-4 of the largest output rather than of each element.
   bool tolerance_of_max = false;
-  // sy_output_layout / sy_input_layout = NCHW16c: Y is compared, or X fed,
-  // channel-blocked (providers/cpu/conv/blocked_layout.h).
+  // FusedConv's output_layout / input_layout = NCHW16c: Y is compared, or X
+  // fed, channel-blocked (providers/cpu/conv/blocked_layout.h).
   bool blocked_output = false;
   bool blocked_input = false;
-  // sy_residual: input 3 (residual_value(i) at element i of Y) is added
+  // FusedConv's input 3 (residual_value(i) at element i of Y) is added
   // before the activation.
   bool residual = false;
-  // sy_residual_layout = NCHW16c: the residual is fed channel-blocked.
+  // residual_layout = NCHW16c: the residual is fed channel-blocked.
   bool blocked_residual = false;
+
+  // Whether the node is a FusedConv (com.switchyard) rather than a Conv.
+  bool fused() const {
+    return !activation.empty() || blocked_output || blocked_input || residual || blocked_residual;
+  }
 };
+
+// A Conv node, or the FusedConv that carries an epilogue or layouts.
+NodeTest conv_or_fused(bool fused) { return fused ? NodeTest("FusedConv", 1, "com.switchyard") : NodeTest("Conv", 11); }
 
 float residual_value(int64_t i) { return static_cast<float>(i * 37 % 23 - 11) / 8.0f; }
 
@@ -146,10 +154,10 @@ void check_conv(const ConvSpec& s) {
   std::vector<int64_t> y_shape;
   auto expect = reference(s, x, w, b, y_shape);
   if (s.blocked_output) expect = to_blocked(expect, y_shape[0], y_shape[1], product(y_shape, 2));
-  NodeTest t("Conv", 11);
+  NodeTest t = conv_or_fused(s.fused());
   t.input(make_tensor<float>(Shape(s.x), s.blocked_input ? to_blocked(x, s.x[0], s.x[1], product(s.x, 2)) : x));
-  if (s.blocked_output) t.attr("sy_output_layout", std::string("NCHW16c"));
-  if (s.blocked_input) t.attr("sy_input_layout", std::string("NCHW16c"));
+  if (s.blocked_output) t.attr("output_layout", std::string("NCHW16c"));
+  if (s.blocked_input) t.attr("input_layout", std::string("NCHW16c"));
   if (s.constant_w) {
     t.constant_input(make_tensor<float>(Shape(w_shape), w));
   } else {
@@ -167,18 +175,17 @@ void check_conv(const ConvSpec& s) {
     for (size_t i = 0; i < z.size(); ++i) z[i] = residual_value(static_cast<int64_t>(i));
     if (s.blocked_residual) {
       z = to_blocked(z, y_shape[0], y_shape[1], product(y_shape, 2));
-      t.attr("sy_residual_layout", std::string("NCHW16c"));
+      t.attr("residual_layout", std::string("NCHW16c"));
     }
     t.input(make_tensor<float>(Shape(y_shape), z));
-    t.attr("sy_residual", int64_t{1});
   }
   if (s.group != 1) t.attr("group", s.group);
   if (!s.strides.empty()) t.attr("strides", s.strides);
   if (!s.dilations.empty()) t.attr("dilations", s.dilations);
   if (!s.pads.empty()) t.attr("pads", s.pads);
   if (!s.auto_pad.empty()) t.attr("auto_pad", s.auto_pad);
-  if (!s.activation.empty()) t.attr("sy_activation", s.activation);
-  if (!s.activation_params.empty()) t.attr("sy_activation_params", s.activation_params);
+  if (!s.activation.empty()) t.attr("activation", s.activation);
+  if (!s.activation_params.empty()) t.attr("activation_params", s.activation_params);
   auto out = t.threads(s.threads).run();
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   double largest = 0;
@@ -350,9 +357,10 @@ TEST(ConvTest, ChannelBlockedChains) {
               .blocked_input = true});
 }
 
-// A Conv over X of shape x with a constant W of shape w, attributes to follow.
-NodeTest conv_node(const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
-  NodeTest t("Conv", 11);
+// A FusedConv over X of shape x with a constant W of shape w, attributes to
+// follow.
+NodeTest fused_conv_node(const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+  NodeTest t = conv_or_fused(true);
   t.input(make_tensor<float>(Shape(x), values(product(x), 1)));
   t.constant_input(make_tensor<float>(Shape(w), values(product(w), 2)));
   return t;
@@ -368,22 +376,53 @@ void expect_error_naming(NodeTest& t, const std::string& needle) {
 TEST(ConvTest, ChannelBlockedLayoutMisuseIsAnError) {
   const std::string blocked = "NCHW16c";
   // Output channels not in whole blocks of 16.
-  expect_error_naming(conv_node({1, 4, 5, 5}, {24, 4, 1, 1}).attr("sy_output_layout", blocked), "sy_output_layout");
+  expect_error_naming(fused_conv_node({1, 4, 5, 5}, {24, 4, 1, 1}).attr("output_layout", blocked), "output_layout");
   // A blocked input on a grouped Conv that is not depthwise.
   expect_error_naming(
-      conv_node({1, 32, 5, 5}, {32, 16, 3, 3}).attr("group", int64_t{2}).attr("sy_input_layout", blocked),
+      fused_conv_node({1, 32, 5, 5}, {32, 16, 3, 3}).attr("group", int64_t{2}).attr("input_layout", blocked),
       "depthwise");
   // A blocked residual on a Conv without one.
-  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 1, 1}).attr("sy_residual_layout", blocked), "no residual");
+  expect_error_naming(fused_conv_node({1, 16, 5, 5}, {16, 16, 1, 1}).attr("residual_layout", blocked),
+                      "no residual");
   // Input channels not in whole blocks.
-  expect_error_naming(conv_node({1, 24, 5, 5}, {16, 24, 1, 1}).attr("sy_input_layout", blocked), "whole blocks");
+  expect_error_naming(fused_conv_node({1, 24, 5, 5}, {16, 24, 1, 1}).attr("input_layout", blocked), "whole blocks");
   // A blocked output on a grouped Conv that is not depthwise.
   expect_error_naming(
-      conv_node({1, 32, 5, 5}, {32, 16, 3, 3}).attr("group", int64_t{2}).attr("sy_output_layout", blocked),
-      "sy_output_layout");
+      fused_conv_node({1, 32, 5, 5}, {32, 16, 3, 3}).attr("group", int64_t{2}).attr("output_layout", blocked),
+      "output_layout");
   // A layout the kernels do not know.
-  expect_error_naming(conv_node({1, 16, 5, 5}, {16, 16, 1, 1}).attr("sy_output_layout", std::string("NHWC")),
+  expect_error_naming(fused_conv_node({1, 16, 5, 5}, {16, 16, 1, 1}).attr("output_layout", std::string("NHWC")),
                       "NCHW16c");
+}
+
+TEST(ConvTest, NchwLayoutsAreTheDefault) {
+  // FusedConv with every layout said to be NCHW, and with none said: a Conv.
+  for (bool explicit_layouts : {false, true}) {
+    SCOPED_TRACE(explicit_layouts ? "explicit" : "default");
+    NodeTest t = fused_conv_node({1, 16, 5, 5}, {16, 16, 1, 1});
+    if (explicit_layouts)
+      for (const char* name : {"input_layout", "output_layout"}) t.attr(name, std::string("NCHW"));
+    auto fused = t.run();
+    ASSERT_TRUE(fused.ok()) << fused.status().to_string();
+    auto plain = conv_or_fused(false)
+                     .input(make_tensor<float>({1, 16, 5, 5}, values(400, 1)))
+                     .constant_input(make_tensor<float>({16, 16, 1, 1}, values(256, 2)))
+                     .run();
+    ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+    expect_tensor_eq(fused->at(0), plain->at(0));
+  }
+}
+
+TEST(ConvTest, APlainConvHasNoEpilogue) {
+  // The epilogue is FusedConv's: a Conv given its attributes (the test
+  // harness lets unknown attributes through) computes a plain Conv.
+  auto out = conv_or_fused(false)
+                 .input(make_tensor<float>({1, 1, 2, 2}, {-1.0f, 0.5f, 2.0f, -3.0f}))
+                 .constant_input(make_tensor<float>({1, 1, 1, 1}, {2.0f}))
+                 .attr("activation", "Relu")
+                 .run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(to_vector<float>(out->at(0)), (std::vector<float>{-2.0f, 1.0f, 4.0f, -6.0f}));
 }
 
 TEST(ConvTest, FusedActivation) {
@@ -392,10 +431,10 @@ TEST(ConvTest, FusedActivation) {
               .activation_params = {-0.5f, 1.0f}});
   check_conv({.x = {1, 6, 8, 8}, .m = 6, .kernel = {3, 3}, .group = 6, .activation = "Clip",
               .activation_params = {0.0f, 0.25f}});
-  auto bad = NodeTest("Conv", 11)
+  auto bad = conv_or_fused(true)
                  .input(make_tensor<float>({1, 1, 3, 3}, values(9, 1)))
                  .constant_input(make_tensor<float>({1, 1, 1, 1}, {1.0f}))
-                 .attr("sy_activation", "Sigmoid")
+                 .attr("activation", "Sigmoid")
                  .run();
   EXPECT_FALSE(bad.ok());
 }

@@ -1,8 +1,9 @@
 // Attributes of standard ops are checked against the spec's list for the
-// op version (tools/gen_op_versions.py reads it from Changelog.md): one the
-// spec does not list is an error naming node and attribute, unless the
+// op version (tools/gen_op_versions.py reads it from Changelog.md), those of
+// com.switchyard's fused ops against their schemas (schema/fused.cc): one
+// the list does not have is an error naming node and attribute, unless the
 // session config says to ignore such attributes. An attribute of another
-// type than the spec's is always an error.
+// type than the list's is always an error.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -171,28 +172,95 @@ TEST(AttributeCheckTest, RightTypesLoadAndCompute) {
   EXPECT_EQ(testing::to_vector<float>(out->at(0)), (std::vector<float>{-1.0f, 3.0f}));
 }
 
-TEST(AttributeCheckTest, SwitchyardDomainIsNotChecked) {
-  // An optimized model Switchyard saved: a Conv with a fused activation is
-  // written in com.switchyard with its private sy_* attributes.
+// x [1, 1, 2, 2] -> FusedConv(w = 2, `attrs`) -> y, com.switchyard imported
+// at `switchyard_opset` (0: not imported).
+std::string fused_conv_model(std::vector<AttrSpec> attrs, int64_t switchyard_opset = 1) {
   ModelBuilder b(17);
   b.input("x", DataType::kFloat, {1, 1, 2, 2});
   b.initializer("w", make_tensor<float>({1, 1, 1, 1}, {2.0f}));
-  b.node("Conv", {"x", "w"}, {"y"}, {{"sy_activation", "Relu"}}, "fused");
+  b.domain_node("com.switchyard", "FusedConv", {"x", "w"}, {"y"}, std::move(attrs), "fused");
+  if (switchyard_opset > 0) b.opset_import("com.switchyard", switchyard_opset);
   b.output("y", DataType::kFloat, {1, 1, 2, 2});
-  const std::string bytes = b.build();
+  return b.build();
+}
+
+TEST(AttributeCheckTest, SwitchyardOpsAreCheckedAgainstTheirSchemas) {
+  {
+    const std::string bytes = fused_conv_model({{"activation", "Relu"}, {"pads", std::vector<int64_t>{0, 0, 0, 0}}});
+    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+    ASSERT_TRUE(session.ok()) << session.status().to_string();
+    auto out = (*session)->run({{"x", make_tensor<float>({1, 1, 2, 2}, {-1.0f, 0.5f, 2.0f, -3.0f})}});
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ(testing::to_vector<float>(out->at(0)), (std::vector<float>{0.0f, 1.0f, 4.0f, 0.0f}));
+  }
+  {
+    // A misspelt attribute would be ignored, and the Relu with it.
+    const std::string bytes = fused_conv_model({{"activaton", "Relu"}});
+    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+    ASSERT_FALSE(session.ok());
+    EXPECT_NE(session.status().message().find("node 'fused' (com.switchyard.FusedConv): unknown attribute "
+                                              "'activaton' for FusedConv-1 of domain 'com.switchyard' (it takes "
+                                              "activation,"),
+              std::string::npos)
+        << session.status().to_string();
+  }
+  {
+    const std::string bytes = fused_conv_model({{"activation_params", int64_t{6}}});
+    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+    ASSERT_FALSE(session.ok());
+    EXPECT_NE(session.status().message().find("attribute 'activation_params' of FusedConv-1 has type floats in its "
+                                              "schema"),
+              std::string::npos)
+        << session.status().to_string();
+  }
+  {
+    const std::string bytes = fused_conv_model({}, /*switchyard_opset=*/0);
+    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+    ASSERT_FALSE(session.ok());
+    EXPECT_NE(session.status().message().find("domain 'com.switchyard' is not imported"), std::string::npos)
+        << session.status().to_string();
+  }
+  {
+    const std::string bytes = fused_conv_model({}, /*switchyard_opset=*/2);
+    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+    ASSERT_FALSE(session.ok());
+    EXPECT_NE(session.status().message().find("opset 2 of domain 'com.switchyard', newer than the newest"),
+              std::string::npos)
+        << session.status().to_string();
+  }
+}
+
+TEST(AttributeCheckTest, AnOnnxOpWrittenInTheSwitchyardDomainIsCheckedAsOne) {
+  // save_model() writes an ai.onnx op newer than the model's opset in
+  // com.switchyard under its own name; read back, it is that op, with that
+  // op's attributes. A private attribute on it is an error, not ignored.
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, 1, 2, 2});
+  b.initializer("w", make_tensor<float>({1, 1, 1, 1}, {2.0f}));
+  b.domain_node("com.switchyard", "Conv", {"x", "w"}, {"y"}, {{"fused_activation", "Relu"}}, "conv");
+  b.opset_import("com.switchyard", 1);
+  b.output("y", DataType::kFloat, {1, 1, 2, 2});
+  std::string bytes = b.build();
   auto model = load_model_from_bytes(bytes.data(), bytes.size());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
   Status st = resolve(*model->graph);
-  ASSERT_FALSE(st.ok());  // as an ai.onnx Conv
-  EXPECT_NE(st.message().find("unknown attribute 'sy_activation'"), std::string::npos) << st.to_string();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("unknown attribute 'fused_activation' for Conv-11 of domain 'ai.onnx'"),
+            std::string::npos)
+      << st.to_string();
 
+  ModelBuilder gelu(17);
+  gelu.input("x", DataType::kFloat, {3});
+  gelu.domain_node("com.switchyard", "Gelu", {"x"}, {"y"}, {{"approximate", "tanh"}}, "gelu");
+  gelu.opset_import("com.switchyard", 1);
+  gelu.output("y", DataType::kFloat, {3});
+  bytes = gelu.build();
   model = load_model_from_bytes(bytes.data(), bytes.size());
   ASSERT_TRUE(model.ok()) << model.status().to_string();
-  model->graph->nodes[0].domain = "com.switchyard";
   st = resolve(*model->graph);
-  EXPECT_TRUE(st.ok()) << st.to_string();
+  ASSERT_TRUE(st.ok()) << st.to_string();
   EXPECT_EQ(model->graph->nodes[0].domain, "");
-  EXPECT_EQ(model->graph->nodes[0].since_version, 11);
+  EXPECT_EQ(model->graph->nodes[0].since_version, 20);
 }
 
 }  // namespace

@@ -79,26 +79,27 @@ TEST(ConvBlockedChainTest, ResNetLikeBodyRunsBlockedAndAgrees) {
   EXPECT_EQ(optimize_and_count(chain_model(), OptimizationLevel::kAll, true, &PassStats::conv_layouts_blocked, &g), 8);
   const Node* entry = find_node(g, "entry");
   ASSERT_NE(entry, nullptr);
-  EXPECT_EQ(entry->attr_string("sy_output_layout", ""), "NCHW16c");
-  EXPECT_FALSE(entry->has_attr("sy_input_layout"));
+  EXPECT_EQ(entry->op_type, "FusedConv");
+  EXPECT_EQ(entry->attr_string("output_layout", ""), "NCHW16c");
+  EXPECT_FALSE(entry->has_attr("input_layout"));
   for (const char* name : {"b1_c1", "b1_c2", "b1_c3", "b2_c1", "b2_c2", "b2_c3", "b2_ds"}) {
     SCOPED_TRACE(name);
     const Node* n = find_node(g, name);
     ASSERT_NE(n, nullptr);
-    EXPECT_EQ(n->attr_string("sy_input_layout", ""), "NCHW16c");
-    EXPECT_EQ(n->attr_string("sy_output_layout", ""), "NCHW16c");
+    EXPECT_EQ(n->attr_string("input_layout", ""), "NCHW16c");
+    EXPECT_EQ(n->attr_string("output_layout", ""), "NCHW16c");
   }
   for (const char* name : {"b1_c3", "b2_c3", "exit"}) {
     SCOPED_TRACE(name);
     const Node* n = find_node(g, name);
     ASSERT_NE(n, nullptr);
-    EXPECT_EQ(n->attr_int("sy_residual", 0), 1);
-    EXPECT_EQ(n->attr_string("sy_residual_layout", ""), "NCHW16c");
+    EXPECT_EQ(n->has_input(3), true);
+    EXPECT_EQ(n->attr_string("residual_layout", ""), "NCHW16c");
   }
   const Node* exit = find_node(g, "exit");
   ASSERT_NE(exit, nullptr);
-  EXPECT_EQ(exit->attr_string("sy_input_layout", ""), "NCHW16c");
-  EXPECT_FALSE(exit->has_attr("sy_output_layout"));
+  EXPECT_EQ(exit->attr_string("input_layout", ""), "NCHW16c");
+  EXPECT_FALSE(exit->has_attr("output_layout"));
   expect_same_outputs(chain_model(), {{"x", sample_tensor({1, 16, 15, 15}, 3, 2.0f)}});
 }
 
@@ -117,8 +118,8 @@ TEST(ConvBlockedChainTest, AnNchwResidualKeepsItsConvOutputNchw) {
   EXPECT_EQ(optimize_and_count(c.b, OptimizationLevel::kAll, true, &PassStats::conv_layouts_blocked, &g), 1);  // h
   const Node* c3 = find_node(g, "c3");
   ASSERT_NE(c3, nullptr);
-  EXPECT_FALSE(c3->has_attr("sy_output_layout"));
-  EXPECT_FALSE(c3->has_attr("sy_residual_layout"));
+  EXPECT_FALSE(c3->has_attr("output_layout"));
+  EXPECT_FALSE(c3->has_attr("residual_layout"));
   expect_same_outputs(c.b, {{"x", sample_tensor({1, 32, 9, 9}, 4, 2.0f)}});
 }
 

@@ -86,7 +86,8 @@ TEST(ConvBlockedLayoutTest, ExpansionAndDepthwiseAreMarkedAndAgree) {
     SCOPED_TRACE("channels " + std::to_string(c.channels) + " size " + std::to_string(c.size));
     Graph g;
     ASSERT_EQ(marked(c, true, &g), 1);
-    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Conv", "Conv"}));
+    // The depthwise, a plain Conv before, is a FusedConv for its layout.
+    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedConv", "FusedConv"}));
     const Node* expand = nullptr;
     const Node* dw = nullptr;
     for (const Node& n : g.nodes) {
@@ -95,11 +96,13 @@ TEST(ConvBlockedLayoutTest, ExpansionAndDepthwiseAreMarkedAndAgree) {
     }
     ASSERT_NE(expand, nullptr);
     ASSERT_NE(dw, nullptr);
-    EXPECT_EQ(expand->attr_string("sy_output_layout", ""), "NCHW16c");
-    EXPECT_EQ(expand->attr_string("sy_activation", ""), "Clip");
-    EXPECT_FALSE(expand->has_attr("sy_input_layout"));
-    EXPECT_EQ(dw->attr_string("sy_input_layout", ""), "NCHW16c");
-    EXPECT_FALSE(dw->has_attr("sy_output_layout"));
+    EXPECT_EQ(expand->attr_string("output_layout", ""), "NCHW16c");
+    EXPECT_EQ(expand->attr_string("activation", ""), "Clip");
+    EXPECT_FALSE(expand->has_attr("input_layout"));
+    EXPECT_EQ(dw->domain, "com.switchyard");
+    EXPECT_EQ(dw->attr_string("input_layout", ""), "NCHW16c");
+    EXPECT_FALSE(dw->has_attr("output_layout"));
+    EXPECT_FALSE(dw->has_attr("activation"));
     std::vector<int64_t> ys;
     const ModelBuilder b = block_model(c, &ys);
     expect_same_outputs(b, {{"x", sample_tensor({1, c.in_channels, c.size, c.size}, 5, 2.0f)}});
@@ -149,11 +152,12 @@ TEST(ConvBlockedLayoutTest, DepthwiseAndProjectionAreMarkedAndAgree) {
     }
     ASSERT_NE(dw, nullptr);
     ASSERT_NE(project, nullptr);
-    EXPECT_EQ(dw->attr_string("sy_input_layout", ""), "NCHW16c");
-    EXPECT_EQ(dw->attr_string("sy_output_layout", ""), "NCHW16c");
-    EXPECT_EQ(project->attr_string("sy_input_layout", ""), "NCHW16c");
-    EXPECT_FALSE(project->has_attr("sy_output_layout"));
-    EXPECT_EQ(project->attr_int("sy_residual", 0), c.project_residual ? 1 : 0);
+    EXPECT_EQ(dw->attr_string("input_layout", ""), "NCHW16c");
+    EXPECT_EQ(dw->attr_string("output_layout", ""), "NCHW16c");
+    EXPECT_EQ(project->op_type, "FusedConv");
+    EXPECT_EQ(project->attr_string("input_layout", ""), "NCHW16c");
+    EXPECT_FALSE(project->has_attr("output_layout"));
+    EXPECT_EQ(project->has_input(3), c.project_residual);
     std::vector<int64_t> ys;
     const ModelBuilder b = block_model(c, &ys);
     expect_same_outputs(b, {{"x", sample_tensor({1, c.in_channels, c.size, c.size}, 5, 2.0f)}});
@@ -190,8 +194,9 @@ TEST(ConvBlockedLayoutTest, SavedOptimizedModelKeepsTheLayout) {
   ASSERT_TRUE(optimized.ok()) << optimized.status().to_string();
   std::ifstream file(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  EXPECT_NE(bytes.find("sy_output_layout"), std::string::npos);
-  EXPECT_NE(bytes.find("sy_input_layout"), std::string::npos);
+  EXPECT_NE(bytes.find("FusedConv"), std::string::npos);
+  EXPECT_NE(bytes.find("output_layout"), std::string::npos);
+  EXPECT_NE(bytes.find("input_layout"), std::string::npos);
   // Read back with no optimization, the two Convs still hand over blocked.
   expect_saved_model_matches_unoptimized(path, b, feeds);
 }

@@ -107,10 +107,15 @@ TEST(ConvActivationFusionTest, ReluMovesIntoTheConv) {
   int fused = 0;
   ASSERT_TRUE(fuse_conv_activation(g, &fused).ok());
   EXPECT_EQ(fused, 1);
-  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Conv"}));
-  const Node* conv = only_node(g, "Conv");
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedConv"}));
+  const Node* conv = only_node(g, "FusedConv");
   ASSERT_NE(conv, nullptr);
-  EXPECT_EQ(conv->attr_string("sy_activation", ""), "Relu");
+  EXPECT_EQ(conv->domain, "com.switchyard");
+  EXPECT_EQ(conv->since_version, 1);
+  EXPECT_EQ(g.opsets.at("com.switchyard"), 1);
+  EXPECT_EQ(conv->attr_string("activation", ""), "Relu");
+  EXPECT_EQ(conv->attr_ints("pads"), kPads1);  // Conv's attributes carry over
+  EXPECT_EQ(conv->inputs.size(), 3u);
   EXPECT_EQ(conv->outputs[0], g.find_value("y"));
   expect_same_outputs(b, {{"x", sample_tensor({1, 3, 6, 6}, 6)}});
 }
@@ -129,10 +134,10 @@ TEST(ConvActivationFusionTest, ClipWithConstantBoundsMovesIntoTheConv) {
     int fused = 0;
     ASSERT_TRUE(fuse_conv_activation(g, &fused).ok());
     EXPECT_EQ(fused, 1);
-    const Node* conv = only_node(g, "Conv");
+    const Node* conv = only_node(g, "FusedConv");
     ASSERT_NE(conv, nullptr);
-    EXPECT_EQ(conv->attr_string("sy_activation", ""), "Clip");
-    EXPECT_EQ(conv->attr_floats("sy_activation_params"), (std::vector<float>{0.0f, 0.25f}));
+    EXPECT_EQ(conv->attr_string("activation", ""), "Clip");
+    EXPECT_EQ(conv->attr_floats("activation_params"), (std::vector<float>{0.0f, 0.25f}));
     expect_same_outputs(b, {{"x", sample_tensor({1, group == 1 ? 3 : group, 6, 6}, 7)}});
   }
 }
@@ -146,7 +151,7 @@ TEST(ConvActivationFusionTest, ClipWithOnlyAMinimum) {
   int fused = 0;
   ASSERT_TRUE(fuse_conv_activation(g, &fused).ok());
   ASSERT_EQ(fused, 1);
-  const std::vector<float> params = only_node(g, "Conv")->attr_floats("sy_activation_params");
+  const std::vector<float> params = only_node(g, "FusedConv")->attr_floats("activation_params");
   ASSERT_EQ(params.size(), 2u);
   EXPECT_EQ(params[0], -0.1f);
   EXPECT_TRUE(std::isinf(params[1]) && params[1] > 0);
@@ -161,7 +166,7 @@ TEST(ConvActivationFusionTest, ClipBoundsAsAttributesBeforeOpset11) {
   int fused = 0;
   ASSERT_TRUE(fuse_conv_activation(g, &fused).ok());
   ASSERT_EQ(fused, 1);
-  EXPECT_EQ(only_node(g, "Conv")->attr_floats("sy_activation_params"), (std::vector<float>{-0.2f, 0.3f}));
+  EXPECT_EQ(only_node(g, "FusedConv")->attr_floats("activation_params"), (std::vector<float>{-0.2f, 0.3f}));
   expect_same_outputs(b, {{"x", sample_tensor({1, 3, 6, 6}, 9)}});
 }
 
@@ -221,7 +226,7 @@ TEST(ConvFusionTest, ConvBatchNormReluBecomesOneConv) {
   ASSERT_TRUE(optimize(g, OptimizationLevel::kExtended, &stats).ok());
   EXPECT_EQ(stats.conv_bn_fused, 1);
   EXPECT_EQ(stats.conv_activations_fused, 1);
-  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Conv"}));
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedConv"}));
   // The original BN statistics and weights are no longer held.
   EXPECT_EQ(g.constant(g.find_value("w")), nullptr);
   EXPECT_EQ(g.constant(g.find_value("var")), nullptr);

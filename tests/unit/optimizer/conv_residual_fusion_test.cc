@@ -68,13 +68,18 @@ TEST(ConvResidualFusionTest, AddAndReluJoinTheConvOnEveryPath) {
     ASSERT_TRUE(optimize(g, OptimizationLevel::kExtended, &stats).ok());
     EXPECT_EQ(stats.conv_residuals_fused, 1);
     EXPECT_EQ(stats.conv_activations_fused, c.relu ? 1 : 0);
-    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Conv"}));
-    const Node* conv = only_node(g, "Conv");
+    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedConv"}));
+    const Node* conv = only_node(g, "FusedConv");
     ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->domain, "com.switchyard");
+    EXPECT_EQ(conv->since_version, 1);
+    EXPECT_EQ(g.opsets.at("com.switchyard"), 1);
     ASSERT_EQ(conv->inputs.size(), 4u);
     EXPECT_EQ(conv->inputs[3], g.find_value("z"));
     EXPECT_EQ(conv->has_input(2), c.bias);
-    EXPECT_EQ(conv->attr_int("sy_residual", 0), 1);
+    EXPECT_EQ(conv->attr_string("activation", ""), c.relu ? "Relu" : "");
+    // Conv's own attributes carry over.
+    EXPECT_EQ(conv->attr_int("group", 0), c.group);
     expect_same_outputs(b, {{"x", sample_tensor(Shape(c.x), 3)}, {"z", sample_tensor(Shape(ys), 4, 2.0f)}});
   }
 }

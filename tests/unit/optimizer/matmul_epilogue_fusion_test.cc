@@ -74,12 +74,13 @@ TEST(MatMulEpilogueFusionTest, ChainsJoinTheMatMulAndComputeTheSame) {
     const ModelBuilder b = chain_model(c);
     Graph g;
     EXPECT_EQ(epilogue_fusions(b, &g), 1);
-    const Node* mm = only_node(g, "MatMul");
+    const Node* mm = only_node(g, "FusedMatMul");
     ASSERT_NE(mm, nullptr);
-    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"MatMul"}));
-    EXPECT_EQ(mm->attr_int("sy_bias", 0), c.bias ? 1 : 0);
-    EXPECT_EQ(mm->attr_int("sy_residual", 0), c.residual ? 1 : 0);
-    EXPECT_EQ(mm->attr_string("sy_activation", ""), c.activation);
+    EXPECT_EQ(mm->domain, "com.switchyard");
+    EXPECT_EQ(mm->since_version, 1);
+    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedMatMul"}));
+    EXPECT_EQ(mm->attr_string("activation", ""), c.activation);
+    EXPECT_FALSE(mm->has_attr("alpha"));
     EXPECT_EQ(mm->has_input(2), c.bias);
     EXPECT_EQ(mm->has_input(3), c.residual);
     expect_same_outputs(b, chain_feeds());
@@ -193,9 +194,9 @@ TEST(MatMulEpilogueFusionTest, ScalarDivOrMulBecomesAlpha) {
     const ModelBuilder b = scaled_scores(c.op, c.scalar_first);
     Graph g;
     EXPECT_EQ(epilogue_fusions(b, &g), c.alpha != 0.0f ? 1 : 0);
-    const Node* mm = only_node(g, "MatMul");
+    const Node* mm = only_node(g, c.alpha != 0.0f ? "FusedMatMul" : "MatMul");
     ASSERT_NE(mm, nullptr);
-    EXPECT_EQ(mm->attr_float("sy_alpha", 0.0f), c.alpha);
+    EXPECT_EQ(mm->attr_float("alpha", 0.0f), c.alpha);
     expect_same_outputs(b, feeds);
   }
 }
@@ -233,13 +234,11 @@ TEST(MatMulEpilogueFusionTest, KernelNamesAFusedInputOfTheWrongShape) {
   b.input("x", DataType::kFloat, {2, 3});
   b.input("bias", DataType::kFloat, {4});
   b.initializer("w", sample_tensor({3, 5}, 11));
-  b.node("MatMul", {"x", "w", "bias"}, {"y"}, {AttrSpec("sy_bias", 1)}, "fused_matmul");
+  b.domain_node("com.switchyard", "FusedMatMul", {"x", "w", "bias"}, {"y"}, {}, "fused_matmul");
+  b.opset_import("com.switchyard", 1);
   b.output("y", DataType::kFloat, {2, 5});
-  // sy_bias is not an attribute of MatMul in the spec: a model carrying it
-  // reaches the kernel only with the check relaxed.
   SessionOptions o;
   o.optimization_level = OptimizationLevel::kDisableAll;
-  o.config["session.allow_unknown_attributes"] = "1";
   const std::string bytes = b.build();
   auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
   const Status st =
@@ -277,10 +276,10 @@ TEST(MatMulEpilogueFusionTest, ResidualWhoseDimsAreEqualOnlySymbolically) {
   b.output("y", DataType::kFloat, {"batch", "seq", 8});
   Graph g;
   EXPECT_EQ(epilogue_fusions(b, &g), 1);
-  const Node* mm = only_node(g, "MatMul");
+  const Node* mm = only_node(g, "FusedMatMul");
   ASSERT_NE(mm, nullptr);
-  EXPECT_EQ(mm->attr_int("sy_residual", 0), 1);
-  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Reshape", "LayerNormalization", "MatMul"}));
+  EXPECT_TRUE(mm->has_input(3));
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Reshape", "LayerNormalization", "FusedMatMul"}));
   expect_same_outputs(b, {{"x", sample_tensor({2, 3, 8}, 23)}});
 }
 

@@ -75,14 +75,15 @@ TEST(OptimizedModelTest, WrittenFileHoldsTheFusedGraphAndRunsTheSame) {
   const onnx::GraphProto& g = proto.graph();
   std::vector<std::string> ops;
   for (const auto& n : g.node()) ops.push_back(n.op_type());
-  EXPECT_EQ(ops, (std::vector<std::string>{"Conv", "Gelu", "Mul"}));
-  // Ops the opset-17 ai.onnx domain cannot express go to com.switchyard.
-  const onnx::NodeProto* conv = find_node(g, "Conv");
+  EXPECT_EQ(ops, (std::vector<std::string>{"FusedConv", "Gelu", "Mul"}));
+  // The fused Conv is com.switchyard's FusedConv; Gelu, which the opset-17
+  // ai.onnx domain cannot express, goes there under its own name.
+  const onnx::NodeProto* conv = find_node(g, "FusedConv");
   ASSERT_NE(conv, nullptr);
-  EXPECT_EQ(conv->domain(), kSavedFusedDomain);
-  bool has_activation = false;
-  for (const auto& a : conv->attribute()) has_activation |= a.name() == "sy_activation" && a.s() == "Relu";
-  EXPECT_TRUE(has_activation);
+  EXPECT_EQ(conv->domain(), kSwitchyardDomain);
+  std::vector<std::string> conv_attributes;
+  for (const auto& a : conv->attribute()) conv_attributes.push_back(a.name() + (a.has_s() ? "=" + a.s() : ""));
+  EXPECT_EQ(conv_attributes, (std::vector<std::string>{"pads", "activation=Relu"}));
   EXPECT_EQ(find_node(g, "Gelu")->domain(), kSavedFusedDomain);
   EXPECT_EQ(find_node(g, "Mul")->domain(), "");
   // Inputs (the overridable initializer among them), outputs and constants.
@@ -119,7 +120,79 @@ TEST(OptimizedModelTest, GeluStaysInAiOnnxWhenTheOpsetHasIt) {
   const onnx::ModelProto proto = read_proto(path);
   ASSERT_NE(find_node(proto.graph(), "Gelu"), nullptr);
   EXPECT_EQ(find_node(proto.graph(), "Gelu")->domain(), "");
-  EXPECT_EQ(find_node(proto.graph(), "Conv")->domain(), kSavedFusedDomain);  // sy_activation is ours
+  EXPECT_EQ(find_node(proto.graph(), "Conv"), nullptr);
+  EXPECT_EQ(find_node(proto.graph(), "FusedConv")->domain(), kSwitchyardDomain);
+  EXPECT_EQ(opset_of(proto, kSwitchyardDomain), 1);
+}
+
+// x -> FusedConv (1x1, Relu, writes NCHW16c) -> FusedConv (1x1, reads
+// NCHW16c, residual x with an empty bias slot, Relu) -> y, and
+// t -> FusedMatMul (scale, bias, Relu) -> u: every fused op and attribute.
+ModelBuilder every_fusion_model() {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, 32, 9, 9});
+  b.input("t", DataType::kFloat, {"rows", 8});
+  b.initializer("w1", sample_tensor({16, 32, 1, 1}, 61, 0.3f));
+  b.initializer("b1", sample_tensor({16}, 62, 0.5f));
+  b.initializer("w2", sample_tensor({32, 16, 1, 1}, 63, 0.3f));
+  b.initializer("wm", sample_tensor({8, 6}, 64, 0.5f));
+  b.initializer("bias", sample_tensor({6}, 65, 0.5f));
+  b.initializer("eight", make_tensor<float>({}, {8.0f}));
+  b.node("Conv", {"x", "w1", "b1"}, {"h"}, {}, "c1");
+  b.node("Relu", {"h"}, {"hr"}, {}, "c1_relu");
+  b.node("Conv", {"hr", "w2"}, {"p"}, {}, "c2");
+  b.node("Add", {"p", "x"}, {"s"}, {}, "residual");
+  b.node("Relu", {"s"}, {"y"}, {}, "c2_relu");
+  b.node("MatMul", {"t", "wm"}, {"m"}, {}, "matmul");
+  b.node("Div", {"m", "eight"}, {"md"}, {}, "scale");
+  b.node("Add", {"md", "bias"}, {"mb"}, {}, "bias_add");
+  b.node("Relu", {"mb"}, {"u"}, {}, "matmul_relu");
+  b.output("y", DataType::kFloat, {1, 32, 9, 9});
+  b.output("u", DataType::kFloat, {"rows", 6});
+  return b;
+}
+
+TEST(OptimizedModelTest, FusedOpsSaveAndReloadWithTheSameOutputs) {
+  TempDir dir;
+  const std::string path = dir.file("fused.onnx");
+  const ModelBuilder b = every_fusion_model();
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", sample_tensor({1, 32, 9, 9}, 66, 2.0f)},
+                                                             {"t", sample_tensor({3, 8}, 67, 2.0f)}};
+  auto optimized = run_at(b, OptimizationLevel::kAll, feeds, path);
+  ASSERT_TRUE(optimized.ok()) << optimized.status().to_string();
+
+  const onnx::ModelProto proto = read_proto(path);
+  EXPECT_EQ(opset_of(proto, kSwitchyardDomain), 1);
+  std::vector<std::string> ops;
+  for (const auto& n : proto.graph().node()) ops.push_back(n.domain() + ":" + n.op_type());
+  EXPECT_EQ(ops, (std::vector<std::string>{"com.switchyard:FusedConv", "com.switchyard:FusedConv",
+                                           "com.switchyard:FusedMatMul"}));
+  const onnx::NodeProto& c2 = proto.graph().node(1);
+  ASSERT_EQ(c2.input_size(), 4);
+  EXPECT_EQ(c2.input(2), "");  // no bias
+  EXPECT_EQ(c2.input(3), "x");
+  for (const auto& n : proto.graph().node())
+    for (const auto& a : n.attribute()) EXPECT_NE(a.name().rfind("sy_", 0), 0u) << n.name() << " " << a.name();
+
+  // Read back as it is and read back optimized again: the outputs of the
+  // session that wrote it, and of the unoptimized model.
+  auto unoptimized = run_at(b, OptimizationLevel::kDisableAll, feeds);
+  ASSERT_TRUE(unoptimized.ok()) << unoptimized.status().to_string();
+  for (OptimizationLevel level : {OptimizationLevel::kDisableAll, OptimizationLevel::kAll}) {
+    SCOPED_TRACE(level == OptimizationLevel::kAll ? "all" : "disabled");
+    SessionOptions o;
+    o.optimization_level = level;
+    o.intra_op_threads = 1;
+    auto reloaded = Session::create(path, o);
+    ASSERT_TRUE(reloaded.ok()) << reloaded.status().to_string();
+    auto again = (*reloaded)->run(feeds);
+    ASSERT_TRUE(again.ok()) << again.status().to_string();
+    ASSERT_EQ(again->size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      expect_tensor_eq((*again)[i], (*optimized)[i]);
+      expect_tensor_near((*again)[i], (*unoptimized)[i], 1e-5, 1e-5);
+    }
+  }
 }
 
 TEST(OptimizedModelTest, SubgraphsAndOuterScopeReadsAreWritten) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ NodeId node_named(const Graph& g, const std::string& name) {
   return kNoNode;
 }
 
-bool is_copy(const Node& n) { return n.domain == kSwitchyardDomain; }
+bool is_copy(const Node& n) { return is_copy_node(n); }
 
 // Copy nodes in the order, as "<op>(<input name>)".
 std::vector<std::string> copies_in_order(const Graph& g, const PartitionResult& r) {
@@ -531,6 +532,56 @@ TEST(PartitionerSessionTest, DecliningEveryNodeLeavesAllOnCpu) {
   auto y = s->run({{"x", make_tensor<float>({1, 3}, {1, 1, 1})}});
   ASSERT_TRUE(y.ok()) << y.status().to_string();
   EXPECT_EQ(to_vector<int64_t>((*y)[0]), (std::vector<int64_t>{10, 300}));
+}
+
+// x -> Conv -> Relu -> Mul(k) -> y: the optimizer makes the first two one
+// com.switchyard FusedConv.
+ModelBuilder conv_relu_mul() {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, 2, 4, 4});
+  b.initializer("w", make_tensor<float>({3, 2, 1, 1}, {1.0f, -1.0f, 0.5f, 0.5f, -2.0f, 1.0f}));
+  b.initializer("b", make_tensor<float>({3}, {0.25f, -0.5f, 0.0f}));
+  b.initializer("k", make_tensor<float>({1}, {3.0f}));
+  b.node("Conv", {"x", "w", "b"}, {"c"}, {}, "conv");
+  b.node("Relu", {"c"}, {"r"}, {}, "relu");
+  b.node("Mul", {"r", "k"}, {"y"}, {}, "mul");
+  b.output("y", DataType::kFloat, {1, 3, 4, 4});
+  return b;
+}
+
+TEST(PartitionerSessionTest, AProviderWithoutFusedOpsDeclinesThemWithAReason) {
+  // The test provider runs Conv, Relu and Mul but knows no com.switchyard
+  // op: the FusedConv falls through to the CPU with its reason, instead
+  // of running as a Conv without its Relu.
+  SessionOptions o = test_then_cpu({{"ops", "Conv,Relu,Mul"}});
+  auto s = make_session(conv_relu_mul(), o);
+  ASSERT_NE(s, nullptr);
+  const NodeAssignment* fused = nullptr;
+  for (const NodeAssignment& a : s->assignment())
+    if (a.op_type == "FusedConv") fused = &a;
+  ASSERT_NE(fused, nullptr) << s->assignment_report();
+  EXPECT_EQ(fused->provider, "CPUExecutionProvider");
+  ASSERT_EQ(fused->declined.size(), 1u);
+  EXPECT_EQ(fused->declined[0].provider, "TestExecutionProvider");
+  EXPECT_EQ(fused->declined[0].reason, "op FusedConv not supported by the test provider");
+  // Copies are not model nodes; the FusedConv is one.
+  EXPECT_EQ(s->placement().nodes_per_provider, (std::map<std::string, int>{{"CPUExecutionProvider", 1},
+                                                                           {"TestExecutionProvider", 1}}));
+
+  // The same outputs as the unfused model, which runs wholly on the test
+  // provider (the CPU kernels on the simulated device).
+  const Tensor x = make_tensor<float>({1, 2, 4, 4}, std::vector<float>{-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3,
+                                                                       -3, 4, -4, 5, -5, 1, 2, 3, 4, -1, -2, -3, -4,
+                                                                       0.5, 0.25, 0, -0.25, 6, -6, 7, -7});
+  auto y = s->run({{"x", x}});
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  o.optimization_level = OptimizationLevel::kDisableAll;
+  auto unfused = make_session(conv_relu_mul(), o);
+  ASSERT_NE(unfused, nullptr);
+  EXPECT_EQ(unfused->providers(), (std::vector<std::string>{"TestExecutionProvider"}));
+  auto want = unfused->run({{"x", x}});
+  ASSERT_TRUE(want.ok()) << want.status().to_string();
+  expect_tensor_eq((*y)[0], (*want)[0]);
 }
 
 TEST(PartitionerSessionTest, TwoSimulatedDevicesRunThroughHostCopies) {

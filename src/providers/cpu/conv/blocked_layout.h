@@ -1,6 +1,7 @@
 // NCHW16c: the channel-blocked layout Convs hand to one another, set by the
-// optimizer's conv_blocked_layout pass as attributes on the producer and
-// its readers. Element (n, c, h, w) of a [N, C, H, W] tensor lives at
+// optimizer's conv_blocked_layout pass as FusedConv's layout attributes
+// (output_layout on the producer, input_layout or residual_layout on its
+// readers; schema/fused.cc). Element (n, c, h, w) of a [N, C, H, W] tensor lives at
 //   ((n * C / 16 + c / 16) * H * W + h * W + w) * 16 + c % 16.
 // A 1x1 Conv run as the transposed product Y^T = X^T W^T reads X^T from
 // such blocks in place and stores Y^T into them (sgemm.h's a_block_stride,
@@ -13,18 +14,17 @@
 
 #include <cstdint>
 
+#include "schema/fused.h"
+
 namespace sy::cpu {
 
-// On the producing Conv: its output Y is written in kNchw16c.
-inline constexpr const char* kOutputLayoutAttr = "sy_output_layout";
-// On a consuming Conv: its input X arrives in kNchw16c.
-inline constexpr const char* kInputLayoutAttr = "sy_input_layout";
-// On a Conv with a fused residual: the residual (input 3) arrives in
-// kNchw16c. Required when the Conv's Y is blocked (the GEMM adds it as it
-// stores Y); with an NCHW Y, the last Conv of a blocked region, it is
+// The layout attributes' values: on the producing FusedConv, output_layout
+// says its Y is written in kNchw16c; on a consuming one, input_layout that
+// its X arrives so. residual_layout = kNchw16c says the residual (input 3)
+// arrives so: required when the Conv's Y is blocked (the GEMM adds it as
+// it stores Y); with an NCHW Y, the last Conv of a blocked region, it is
 // converted on the way.
-inline constexpr const char* kResidualLayoutAttr = "sy_residual_layout";
-inline constexpr const char* kNchw16c = "NCHW16c";
+inline constexpr const char* kNchw16c = kLayoutNchw16c;
 inline constexpr int64_t kLayoutBlock = 16;
 
 // From this many output positions (a 14x14 map) the Convs of a blocked

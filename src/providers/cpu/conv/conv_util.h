@@ -1,8 +1,7 @@
 // Sliding-window geometry shared by Conv and the pooling kernels, and the
 // im2col loop Conv uses.
 //
-// The fused activation and residual attributes a Conv may carry are in
-// gemm/fused_epilogue.h.
+// How FusedConv's activation is read is in gemm/fused_epilogue.h.
 #pragma once
 
 #include <cstdint>

@@ -1,19 +1,13 @@
-// The attributes through which the optimizer's fusion passes hand a GEMM
-// epilogue to the Conv and MatMul kernels (ai.onnx ops carrying extra
-// sy_ attributes; save_model() writes such nodes in the com.switchyard
-// domain):
-//   sy_activation         string  "Relu", "Clip", "Gelu" (erf) or "GeluTanh"
-//                                 (Gelu's tanh approximation), applied last
-//   sy_activation_params  floats  for "Clip": [min, max] (absent: -inf, +inf)
-//   sy_residual           int     1: input 3 (Y's exact shape) is added to
-//                                 the result, before the activation
-//   sy_bias               int     1 (MatMul only): input 2, a vector of Y's
-//                                 last dimension, is added to every row
-//   sy_alpha              float   (MatMul only) the product is scaled by it
-//                                 first: y = act(alpha * A.B + bias + z)
-// Conv: sy_activation (Relu, Clip) and sy_residual (an empty bias slot when
-// it had none). MatMul: all of them. Other providers must decline a node
-// carrying these attributes unless they apply them too.
+// How the CPU's Conv and MatMul kernels read the epilogue of the fused ops
+// FusedConv and FusedMatMul (com.switchyard, schema/fused.cc, made by the
+// optimizer's fusion passes), which they apply as the GEMM stores its
+// result: y = activation(alpha * product + bias + residual).
+//   activation         "Relu", "Clip", "Gelu" (erf) or "GeluTanh" (Gelu's
+//                      tanh approximation), applied last; "" for none
+//   activation_params  for "Clip": [min, max] (absent: -inf, +inf)
+// The residual is input 3, the bias (FusedMatMul) input 2, alpha
+// (FusedMatMul) an attribute. The plain ai.onnx Conv and MatMul have none of
+// these: their kernels read them only from the fused ops.
 #pragma once
 
 #include <cstdint>
@@ -23,13 +17,11 @@
 
 namespace sy::cpu {
 
-inline constexpr const char* kFusedActivationAttr = "sy_activation";
-inline constexpr const char* kFusedActivationParamsAttr = "sy_activation_params";
-inline constexpr const char* kFusedResidualAttr = "sy_residual";
-inline constexpr const char* kFusedBiasAttr = "sy_bias";
-inline constexpr const char* kFusedAlphaAttr = "sy_alpha";
+// Whether the node being created is one of the com.switchyard fused ops,
+// whose epilogue attributes the kernel reads.
+bool is_fused_op(const KernelCreateContext& ctx);
 
-// Reads sy_activation / sy_activation_params into `ep` (activation only).
+// Reads activation / activation_params into `ep` (activation only).
 Status read_fused_activation(const KernelCreateContext& ctx, GemmEpilogue& ep);
 
 }  // namespace sy::cpu

@@ -1,0 +1,100 @@
+// Schemas of the com.switchyard domain: the ops the optimizer's fusion and
+// layout passes make out of standard ones. They are ops of their own, not
+// standard ops with extra attributes, so that a provider without a kernel
+// for them declines them ("op not implemented") instead of running the
+// standard op and dropping what was fused in. save_model() writes them as
+// they are, importing com.switchyard version 1; resolve() reads them back
+// and checks their attributes against the lists below.
+#include "schema/fused.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "schema/schema_tables.h"
+
+namespace sy {
+namespace {
+
+// Input `i`, when present with a known shape, must have the output's shape
+// wherever both dims are known numbers (a residual added element-wise).
+Status check_same_shape_as_output(InferenceContext& ctx, size_t i, const char* what) {
+  const ValueType* z = ctx.input_type(i);
+  const ValueType& y = ctx.output_type(0);
+  if (z == nullptr || !z->has_shape || !y.has_shape) return ok_status();
+  bool conflict = z->rank() != y.rank();
+  for (size_t k = 0; !conflict && k < z->rank(); ++k)
+    conflict = z->dims[k].is_known() && y.dims[k].is_known() && z->dims[k].value != y.dims[k].value;
+  if (conflict)
+    return ctx.error(std::string(what) + " (input " + std::to_string(i) + ") " + z->shape_string() +
+                     " does not have the output's shape " + y.shape_string());
+  return ok_status();
+}
+
+Status infer_fused_conv(InferenceContext& ctx) {
+  SY_RETURN_IF_ERROR(infer_conv(ctx));
+  return check_same_shape_as_output(ctx, 3, "the residual Z");
+}
+
+Status infer_fused_matmul(InferenceContext& ctx) {
+  SY_RETURN_IF_ERROR(infer_matmul(ctx));
+  return check_same_shape_as_output(ctx, 3, "the residual");
+}
+
+// FusedConv-1: Conv with its epilogue and its tensors' layouts.
+//   Inputs:  X, W, B (optional), Z (optional): Conv's X, W and B, and a
+//            residual of Y's exact shape. An omitted B with a Z present is
+//            an empty name.
+//   Output:  Y = activation(Conv(X, W, B) + Z)
+//   Attributes: Conv's (auto_pad, dilations, group, kernel_shape, pads,
+//            strides), and
+//     activation         string  "" (none, the default), "Relu" or "Clip"
+//     activation_params  floats  for "Clip": [min, max] (absent: -inf, +inf)
+//     input_layout       string  X's layout: "NCHW" (the default) or
+//     output_layout      string  Y's,        "NCHW16c", the channel-blocked
+//     residual_layout    string  Z's         layout of providers/cpu/conv/
+//                                            blocked_layout.h (2-D only)
+//   A layout is how the tensor lies in memory; its shape stays [N, C, H, W].
+//   Made by optimizer/conv_residual_fusion.cc (Z), conv_activation_fusion.cc
+//   (activation) and conv_blocked_layout.cc (the layouts).
+//
+// FusedMatMul-1: MatMul with its epilogue.
+//   Inputs:  A, B, bias (optional), Z (optional): MatMul's A and B (numpy
+//            semantics), a vector of Y's last dimension added to every row,
+//            and a residual of Y's exact shape. An omitted bias with a Z
+//            present is an empty name.
+//   Output:  Y = activation(alpha * MatMul(A, B) + bias + Z)
+//   Attributes:
+//     alpha              float   the product's scale (default 1)
+//     activation         string  "" (none, the default), "Relu", "Gelu"
+//                                (erf) or "GeluTanh" (Gelu's tanh
+//                                approximation)
+//     activation_params  floats  unused by these activations; listed so
+//                                that the activation attributes are the
+//                                same as FusedConv's
+//   Made by optimizer/matmul_epilogue_fusion.cc.
+const OpSchema kFusedSchemas[] = {
+    {kSwitchyardDomain, kFusedConvOp, 1, 2, 4, 1, 1, &infer_fused_conv},
+    {kSwitchyardDomain, kFusedMatMulOp, 1, 2, 4, 1, 1, &infer_fused_matmul},
+};
+
+// The attributes resolve() accepts on them, in op_versions.inc's form.
+constexpr OpVersion kFusedOpVersions[] = {
+    {kSwitchyardDomain, kFusedConvOp, 1,
+     "activation:string activation_params:floats auto_pad:string dilations:ints group:int input_layout:string "
+     "kernel_shape:ints output_layout:string pads:ints residual_layout:string strides:ints"},
+    {kSwitchyardDomain, kFusedMatMulOp, 1, "activation:string activation_params:floats alpha:float"},
+};
+
+constexpr bool version_less(const OpVersion& a, const OpVersion& b) {
+  return std::tie(a.op_type, a.since_version) < std::tie(b.op_type, b.since_version);
+}
+static_assert(std::is_sorted(std::begin(kFusedOpVersions), std::end(kFusedOpVersions), version_less),
+              "kFusedOpVersions must be sorted by (op_type, since_version)");
+
+}  // namespace
+
+std::span<const OpSchema> fused_schemas() { return kFusedSchemas; }
+
+std::span<const OpVersion> switchyard_op_versions() { return kFusedOpVersions; }
+
+}  // namespace sy
