@@ -3,6 +3,7 @@
 #include <string>
 
 #include "optimizer/rewrite_util.h"
+#include "schema/fused.h"
 
 namespace sy::symbolic {
 namespace {
@@ -66,9 +67,9 @@ bool step_back(const Graph& graph, const Node& node, ValueId v, int64_t axis, Va
     }
     return false;
   }
-  if (rewrite::is_op(node, "MatMul") && node.inputs.size() >= 2) {
-    // [.., M, K] x [K, N]: every axis but the last is A's (also with the
-    // epilogue fusion's bias and residual inputs, which take Y's shape).
+  if ((rewrite::is_op(node, "MatMul") || rewrite::is_switchyard_op(node, kFusedMatMulOp)) && node.inputs.size() >= 2) {
+    // [.., M, K] x [K, N]: every axis but the last is A's (also for
+    // FusedMatMul, whose bias and residual inputs take Y's shape).
     if (rank_of(graph, node.inputs[1]) != 2 || rank_of(graph, node.inputs[0]) != rank || axis >= rank - 1)
       return false;
     *from = node.inputs[0];
