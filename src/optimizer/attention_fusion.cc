@@ -1,5 +1,6 @@
 // Attention fusion: the scaled dot-product attention exporters write as
-// separate nodes becomes one ai.onnx Attention node (4D form), which the CPU
+// separate nodes becomes one com.switchyard FusedAttention node (4D form:
+// Attention-23's inputs, with the chain's answers; schema/fused.cc), which the CPU
 // computes head by head with the scores kept in cache instead of written
 // out and read back four times:
 //
@@ -8,7 +9,7 @@
 //   s = Add(s, mask)                       optional float mask   -> attn_mask
 //     | Where(cond, fill, s)               fill <= -1e30          -> attn_mask
 //   p = Softmax(s, axis = -1)
-//   Y = MatMul(p, V)                                              -> Attention(Q, K, V[, mask])
+//   Y = MatMul(p, V)                                              -> FusedAttention(Q, K, V[, mask])
 //
 // K^T is a Transpose of K's producer; its permutation is changed to give
 // K itself (BERT's [0, 2, 3, 1] becomes [0, 2, 1, 3]), or it is dropped
@@ -30,12 +31,9 @@
 // takes Attention's 3D form instead and those layout nodes go as well (see
 // match_3d below).
 //
-// Every intermediate must be read by the next node only. Attention is an
-// opset-23 op: the fused node carries since_version 23 in any model (as
-// Gelu fusion does), and save_model() writes it in the com.switchyard
-// domain when the model's opset is older. Only the CPU runs Attention, so
-// optimize() runs this pass only for sessions whose providers are all the
-// CPU.
+// Every intermediate must be read by the next node only. Only the CPU runs
+// FusedAttention, so optimize() runs this pass only for sessions whose
+// providers are all the CPU.
 #include <cmath>
 #include <initializer_list>
 #include <vector>
@@ -43,11 +41,11 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
 #include "optimizer/symbolic_dims.h"
+#include "schema/fused.h"
 
 namespace sy {
 namespace {
 
-constexpr int kAttentionVersion = 23;
 // A Where fill at or below this replaces a score as adding it does.
 constexpr double kMaskFillLimit = -1e30;
 
@@ -117,6 +115,7 @@ struct Match {
   double scale = 1.0;
   Node* mask_add = nullptr;
   Node* mask_where = nullptr;
+  double where_fill = 0.0;  // the Where's fill, at or below kMaskFillLimit
   ValueId mask = kNoValue;
   Node* softmax = nullptr;
   Node* context = nullptr;    // MatMul(P, V): becomes the Attention node
@@ -151,6 +150,7 @@ bool match_before_softmax(Graph& graph, ValueId x, Match& m) {
     // The fill's rank is at most cond's, so Where(cond, fill, 0) has cond's shape.
     if (!rewrite::constant_scalar(graph, node->inputs[1], cond, &fill) || !(fill <= kMaskFillLimit)) return false;
     m.mask_where = node;
+    m.where_fill = fill;
     s = node->inputs[2];
     if (!rewrite::has_single_consumer(graph, s)) return false;
   }
@@ -406,14 +406,20 @@ bool fuse_one(Graph& graph, Node& softmax) {
   m.scores->removed = true;
   softmax.removed = true;
 
-  context->op_type = "Attention";
-  context->domain.clear();
-  context->since_version = kAttentionVersion;
+  // com.switchyard's FusedAttention, not ai.onnx Attention: it keeps the
+  // chain's answers where Attention's text differs (schema/fused.cc). A
+  // Where mask replaced the masked scores by its fill; the additive mask it
+  // became adds the fill, so the node says "replace".
+  rewrite::make_switchyard_op(graph, *context, kFusedAttentionOp);
   context->inputs = {q, k, v};
   if (mask != kNoValue) context->inputs.push_back(mask);
   context->attributes.clear();
   context->attributes.push_back(rewrite::float_attribute("scale", static_cast<float>(m.scale)));
   if (causal) context->attributes.push_back(rewrite::int_attribute("is_causal", 1));
+  if (m.mask_where != nullptr) {
+    context->attributes.push_back(rewrite::string_attribute(kMaskedScoresAttr, "replace"));
+    if (causal) context->attributes.push_back(rewrite::float_attribute(kCausalFillAttr, static_cast<float>(m.where_fill)));
+  }
   if (three_d) apply_3d(graph, *context, plan);
   return true;
 }

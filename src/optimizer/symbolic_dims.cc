@@ -76,7 +76,8 @@ bool step_back(const Graph& graph, const Node& node, ValueId v, int64_t axis, Va
     *from_axis = axis;
     return true;
   }
-  if (rewrite::is_op(node, "Attention") && node.has_input(0) && v == node.outputs[0]) {
+  if ((rewrite::is_op(node, "Attention") || rewrite::is_switchyard_op(node, kFusedAttentionOp)) && node.has_input(0) &&
+      v == node.outputs[0]) {
     // Y is [B, S, Hq * Dv] (3D Q) or [B, Hq, S, Dv] (4D): all but the last
     // axis are Q's.
     if (rank_of(graph, node.inputs[0]) != rank || axis >= rank - 1) return false;

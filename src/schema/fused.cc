@@ -35,6 +35,13 @@ Status infer_fused_conv(InferenceContext& ctx) {
   return check_same_shape_as_output(ctx, 3, "the residual Z");
 }
 
+Status infer_fused_attention(InferenceContext& ctx) {
+  const std::string mode = ctx.node().attr_string(kMaskedScoresAttr, "add");
+  if (mode != "add" && mode != "replace")
+    return ctx.error(std::string(kMaskedScoresAttr) + " must be \"add\" or \"replace\"; got \"" + mode + "\"");
+  return infer_attention_op(ctx);
+}
+
 Status infer_fused_matmul(InferenceContext& ctx) {
   SY_RETURN_IF_ERROR(infer_matmul(ctx));
   return check_same_shape_as_output(ctx, 3, "the residual");
@@ -72,13 +79,36 @@ Status infer_fused_matmul(InferenceContext& ctx) {
 //                                that the activation attributes are the
 //                                same as FusedConv's
 //   Made by optimizer/matmul_epilogue_fusion.cc.
+//
+// FusedAttention-1: a transformer's MatMul / [scale] / [mask] / Softmax /
+// MatMul chain as one op, with the chain's answers.
+//   Inputs:  Q, K, V, attn_mask (optional): as ai.onnx Attention-23's first
+//            four (4-D, or 3-D with the heads attributes; a float mask).
+//   Output:  Y = softmax(S) V per head, S = scale * Q K^T and the mask:
+//     masked_scores  string  "add" (default): S + mask, as Add(scores,
+//                            mask) did; "replace": where the mask is at or
+//                            below -1e30 the score is the mask's value, as
+//                            Where(cond, fill, scores) did
+//     causal_fill    float   under "replace", the score of a key is_causal
+//                            masks (the Where's fill); "add": -inf
+//   and Attention-23's scale, is_causal, q_num_heads, kv_num_heads.
+//   It differs from ai.onnx Attention where Attention's text departs from
+//   the chain: a row whose every score is -inf is NaN (Attention: 0), and a
+//   NaN or infinite value at a masked key reaches the result as the chain's
+//   softmax and 0 * x carry it (Attention skips masked keys). The CPU kernel
+//   runs Attention's fast path and recomputes, the chain's way, the rows
+//   where non-finite Q, K or V values could make the two differ.
+//   Made by optimizer/attention_fusion.cc.
 const OpSchema kFusedSchemas[] = {
+    {kSwitchyardDomain, kFusedAttentionOp, 1, 3, 4, 1, 1, &infer_fused_attention},
     {kSwitchyardDomain, kFusedConvOp, 1, 2, 4, 1, 1, &infer_fused_conv},
     {kSwitchyardDomain, kFusedMatMulOp, 1, 2, 4, 1, 1, &infer_fused_matmul},
 };
 
 // The attributes resolve() accepts on them, in op_versions.inc's form.
 constexpr OpVersion kFusedOpVersions[] = {
+    {kSwitchyardDomain, kFusedAttentionOp, 1,
+     "causal_fill:float is_causal:int kv_num_heads:int masked_scores:string q_num_heads:int scale:float"},
     {kSwitchyardDomain, kFusedConvOp, 1,
      "activation:string activation_params:floats auto_pad:string dilations:ints group:int input_layout:string "
      "kernel_shape:ints output_layout:string pads:ints residual_layout:string strides:ints"},

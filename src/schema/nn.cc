@@ -346,4 +346,6 @@ const OpSchema kNnSchemas[] = {
 
 std::span<const OpSchema> nn_schemas() { return kNnSchemas; }
 
+Status infer_attention_op(InferenceContext& ctx) { return infer_attention(ctx); }
+
 }  // namespace sy

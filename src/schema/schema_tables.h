@@ -19,10 +19,11 @@ std::span<const OpSchema> indexing_schemas();  // schema/indexing.cc: Pad, Cente
 std::span<const OpSchema> image_schemas();  // schema/image.cc: Resize, Upsample, Einsum, Det, MatMulInteger
 std::span<const OpSchema> sorting_schemas();  // schema/sorting.cc: TopK, Unique, CumSum, CumProd, Dropout, Swish
 std::span<const OpSchema> rnn_schemas();  // schema/rnn.cc: LSTM, GRU, RNN
-std::span<const OpSchema> fused_schemas();  // schema/fused.cc: com.switchyard's FusedConv, FusedMatMul
+std::span<const OpSchema> fused_schemas();  // schema/fused.cc: com.switchyard's FusedConv, FusedMatMul, FusedAttention
 
 // Inference functions the fused ops reuse from the standard ones they extend.
 Status infer_conv(InferenceContext& ctx);    // schema/nn.cc
 Status infer_matmul(InferenceContext& ctx);  // schema/matmul.cc
+Status infer_attention_op(InferenceContext& ctx);  // schema/nn.cc: Attention's
 
 }  // namespace sy

@@ -35,10 +35,12 @@
 // with plain loops.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
@@ -50,6 +52,7 @@
 #include "providers/cpu/gemm/naive_gemm.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/softmax_simd.h"
+#include "schema/fused.h"
 
 namespace sy::cpu {
 namespace {
@@ -147,9 +150,14 @@ class AttentionKernel final : public Kernel {
     // for float inputs. Narrower requests get float, which is more precise
     // than asked for, as the spec allows an implementation to be.
     softmax_in_double_ = precision == static_cast<int64_t>(DataType::kDouble);
-    if (opset_ >= 25) {
+    if (opset_ >= 25 && n.domain != kSwitchyardDomain) {
       left_window_ = n.attr_int("left_window_size", -1);
       right_window_ = n.attr_int("right_window_size", -1);
+    }
+    if (n.domain == kSwitchyardDomain) {
+      chain_ = true;
+      replace_ = n.attr_string(kMaskedScoresAttr, "add") == "replace";
+      if (replace_) causal_fill_ = n.attr_float(kCausalFillAttr, causal_fill_);
     }
     if (mode_ < 0 || mode_ > 3) {
       status = ctx.error("attribute qk_matmul_output_mode must be 0, 1, 2 or 3; got " + std::to_string(mode_));
@@ -251,6 +259,10 @@ class AttentionKernel final : public Kernel {
     C* qk = nullptr;  // [B, Hq, S, T], or nullptr
     bool all_keys = false;  // qk_matmul_output modes 0 and 1 want the raw score of every key
     C alpha = C{1};
+    // FusedAttention: per (batch, key/value head), whether its K or V holds
+    // a value that is not finite (then its rows are recomputed the chain's
+    // way); nullptr for Attention.
+    const unsigned char* kv_nonfinite = nullptr;
     int64_t block_rows = 0;
     int64_t blocks_per_pair = 0;
     size_t lane_bytes = 0;
@@ -509,6 +521,7 @@ class AttentionKernel final : public Kernel {
     C* v_wide[2] = {nullptr, nullptr};
     C* y_wide = nullptr;
     C* qk_wide = nullptr;
+    unsigned char* kv_flags = nullptr;
     char* lanes_base = nullptr;
     Carver carver;
     for (int pass = 0; pass < 2; ++pass) {
@@ -522,6 +535,7 @@ class AttentionKernel final : public Kernel {
       plan_kv_scratch(carver, v, past_value, out.present_value, v_wide);
       if (!is_compute_type<C>(out.y->dtype())) y_wide = carver.take<C>(out.y->num_elements());
       if (out.qk != nullptr && !is_compute_type<C>(out.qk->dtype())) qk_wide = carver.take<C>(out.qk->num_elements());
+      if (chain_) kv_flags = carver.take<unsigned char>(d.batch * d.kv_heads);
     }
 
     if (q_wide != nullptr) widen(pool, q, q_wide);
@@ -532,6 +546,14 @@ class AttentionKernel final : public Kernel {
     if (out.qk != nullptr) p.qk = qk_wide != nullptr ? qk_wide : out.qk->data<C>();
     p.alpha = static_cast<C>(has_scale_ ? static_cast<double>(scale_)
                                         : 1.0 / std::sqrt(static_cast<double>(d.head_size)));
+    if (chain_) {
+      // One pass over K and V; almost always it finds nothing.
+      for (int64_t b = 0; b < d.batch; ++b)
+        for (int64_t g = 0; g < d.kv_heads; ++g)
+          kv_flags[b * d.kv_heads + g] = static_cast<unsigned char>(
+              !all_finite(p.k, b, g, d.total_len, d.head_size) || !all_finite(p.v, b, g, d.total_len, d.v_head_size));
+      p.kv_nonfinite = kv_flags;
+    }
 
     // Each lane has its own scratch.
     pool.run_tasks(lanes, tasks,
@@ -815,6 +837,107 @@ class AttentionKernel final : public Kernel {
   }
 
   template <typename C>
+  static bool finite_row(const C* x, int64_t n) {
+    if constexpr (std::is_same_v<C, float>) {
+      // All exponent bits set: inf or NaN. Branch-free, so it vectorizes.
+      uint32_t bad = 0;
+      for (int64_t e = 0; e < n; ++e) {
+        uint32_t u;
+        std::memcpy(&u, x + e, sizeof u);
+        bad |= static_cast<uint32_t>((u & 0x7f800000u) == 0x7f800000u);
+      }
+      return bad == 0;
+    } else {
+      bool finite = true;
+      for (int64_t e = 0; e < n; ++e) finite &= std::isfinite(static_cast<double>(x[e]));
+      return finite;
+    }
+  }
+
+  // Whether every value of keys [0, total) of head (b, g) is finite.
+  template <typename C>
+  static bool all_finite(const KvSource<C>& src, int64_t b, int64_t g, int64_t total, int64_t width) {
+    bool finite = true;
+    src.for_each_part(b, g, 0, total, [&](int64_t, int64_t count, const C* rows, int64_t ld) {
+      for (int64_t r = 0; r < count && finite; ++r) finite = finite_row(rows + r * ld, width);
+    });
+    return finite;
+  }
+
+  // FusedAttention's rows as the chain computes them: every key's score,
+  // softmax(S) with IEEE arithmetic throughout, and P V over every key. The
+  // slow path, for rows where non-finite values could make the fast one
+  // differ from the chain.
+  template <typename C>
+  void chain_row(const Problem<C>& p, int64_t b, int64_t h, int64_t g, int64_t i, C* y_row) const {
+    const Dims& d = p.d;
+    const int64_t total = d.total_len;
+    std::vector<C> s(static_cast<size_t>(total), C{0});
+    if (p.mask.data != nullptr) add_mask(p.mask, b, h, i, 0, total, s.data());  // s holds the mask row for now
+    const C* q = p.q + d.q.offset(b, h) + i * d.q.row_stride;
+    const KeyRange limits = key_limits(p, b, i);
+    p.k.for_each_part(b, g, 0, total, [&](int64_t k0, int64_t count, const C* rows, int64_t ld) {
+      for (int64_t j = k0; j < k0 + count; ++j) {
+        const C* k = rows + (j - k0) * ld;
+        C dot = C{0};
+        for (int64_t e = 0; e < d.head_size; ++e) dot += q[e] * k[e];
+        const C mask = s[static_cast<size_t>(j)];
+        const bool causal_masked = j < limits.lo || j >= limits.hi;
+        C score = p.alpha * dot + mask;  // Add(scores, mask)
+        if (replace_) {
+          // Where(cond, fill, scores): a masked key's score is the fill.
+          if (causal_masked) {
+            score = static_cast<C>(causal_fill_);
+          } else if (static_cast<double>(mask) <= -1e30) {
+            score = mask;
+          }
+        } else if (causal_masked) {
+          score = -std::numeric_limits<C>::infinity();
+        }
+        s[static_cast<size_t>(j)] = score;
+      }
+    });
+    // Softmax as the unfused kernel's arithmetic gives it: a NaN anywhere,
+    // an all -inf row or a +inf score make the row NaN.
+    bool any_nan = false;
+    C top = -std::numeric_limits<C>::infinity();
+    for (const C x : s) {
+      any_nan |= std::isnan(static_cast<double>(x));
+      if (x > top) top = x;
+    }
+    C sum = C{0};
+    for (C& x : s) {
+      x = any_nan ? std::numeric_limits<C>::quiet_NaN() : static_cast<C>(std::exp(static_cast<double>(x - top)));
+      sum += x;
+    }
+    for (C& x : s) x /= sum;
+    std::fill_n(y_row, d.v_head_size, C{0});
+    p.v.for_each_part(b, g, 0, total, [&](int64_t k0, int64_t count, const C* rows, int64_t ld) {
+      for (int64_t j = k0; j < k0 + count; ++j) {
+        const C w = s[static_cast<size_t>(j)];
+        const C* v = rows + (j - k0) * ld;
+        for (int64_t e = 0; e < d.v_head_size; ++e) y_row[e] += w * v[e];
+      }
+    });
+  }
+
+  // After the fast path: FusedAttention's rows recomputed where the chain
+  // may differ from it, i.e. a fully masked row (Attention: 0; the chain:
+  // NaN, or under "replace" with a finite fill an average) or non-finite
+  // values in this row's Q or the head's K or V.
+  template <typename C>
+  void match_chain(const Problem<C>& p, int64_t b, int64_t h, int64_t g, int64_t i0, int64_t i1,
+                   const KeyRange* ranges, C* y) const {
+    const Dims& d = p.d;
+    const bool kv_nonfinite = p.kv_nonfinite[b * d.kv_heads + g] != 0;
+    for (int64_t i = i0; i < i1; ++i) {
+      const C* q = p.q + d.q.offset(b, h) + i * d.q.row_stride;
+      if (kv_nonfinite || ranges[i - i0].empty() || !finite_row(q, d.head_size))
+        chain_row(p, b, h, g, i, y + (i - i0) * d.y.row_stride);
+    }
+  }
+
+  template <typename C>
   void run_block(const Problem<C>& p, int64_t task, char* scratch) const {
     const Dims& d = p.d;
     const int64_t pair = task / p.blocks_per_pair;
@@ -863,6 +986,7 @@ class AttentionKernel final : public Kernel {
         for (int64_t i = i0; i < i1; ++i)
           std::fill_n(qk_row(p, b, h, i), d.total_len,
                       mode_ == 2 ? -std::numeric_limits<C>::infinity() : C{0});
+      if (chain_) match_chain(p, b, h, g, i0, i1, ranges, y);
       return;
     }
 
@@ -884,6 +1008,7 @@ class AttentionKernel final : public Kernel {
               d.y.row_stride, ws);
       first = false;
     });
+    if (chain_) match_chain(p, b, h, g, i0, i1, ranges, y);
   }
 
   template <typename C>
@@ -1038,10 +1163,16 @@ class AttentionKernel final : public Kernel {
   bool softmax_in_double_ = false;
   int64_t left_window_ = -1;  // -1: unbounded (and before opset 25)
   int64_t right_window_ = -1;
+  // FusedAttention (schema/fused.cc): the chain's answers where they differ.
+  bool chain_ = false;
+  bool replace_ = false;  // masked_scores = "replace"
+  float causal_fill_ = -std::numeric_limits<float>::infinity();
 };
 
 const KernelDef kAttentionKernels[] = {
     {"", "Attention", 23, kLatestVersion, 0, type_mask(FloatTypes{}), &make_kernel<AttentionKernel>},
+    {kSwitchyardDomain, kFusedAttentionOp, 1, kLatestVersion, 0, type_mask(FloatTypes{}),
+     &make_kernel<AttentionKernel>},
 };
 
 }  // namespace

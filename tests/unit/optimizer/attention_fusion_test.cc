@@ -184,7 +184,7 @@ TEST(AttentionFusionTest, ChainsBecomeOneAttentionAndComputeTheSame) {
     const ModelBuilder b = attention_model(c);
     Graph g;
     EXPECT_EQ(attention_fusions(b, &g), 1);
-    const Node* attention = only_node(g, "Attention");
+    const Node* attention = only_node(g, "FusedAttention");
     ASSERT_NE(attention, nullptr);
     EXPECT_EQ(count_ops(g, "Softmax"), 0);
     EXPECT_EQ(count_ops(g, "Add"), 0);
@@ -199,7 +199,7 @@ TEST(AttentionFusionTest, ChainsBecomeOneAttentionAndComputeTheSame) {
     EXPECT_EQ(count_ops(g, "Shape") + count_ops(g, "Concat"), 0);  // the split's arithmetic went too
     EXPECT_EQ(attention->attr_int("q_num_heads", 0), three_d ? 2 : 0);
     EXPECT_EQ(attention->attr_int("kv_num_heads", 0), three_d ? 2 : 0);
-    EXPECT_EQ(attention->since_version, 23);
+    EXPECT_EQ(attention->since_version, 1);  // com.switchyard FusedAttention-1
     EXPECT_EQ(attention->inputs.size(), c.mask == "none" ? 3u : 4u);
     const float expected_scale = c.scale_op.empty() ? 1.0f : 0.5f;
     EXPECT_EQ(attention->attr_float("scale", 0.0f), expected_scale);
@@ -231,7 +231,7 @@ TEST(AttentionFusionTest, CausalConditionBecomesIsCausal) {
     const ModelBuilder b = attention_model(c);
     Graph g;
     EXPECT_EQ(attention_fusions(b, &g), 1);
-    const Node* attention = only_node(g, "Attention");
+    const Node* attention = only_node(g, "FusedAttention");
     ASSERT_NE(attention, nullptr);
     EXPECT_EQ(attention->attr_int("is_causal", 0), k.is_causal ? 1 : 0);
     EXPECT_EQ(attention->inputs.size(), k.is_causal ? 3u : 4u);
@@ -259,7 +259,7 @@ TEST(AttentionFusionTest, HandComputedOneHead) {
   b.output("y", DataType::kFloat, {1, 1, 2, 1});
   Graph g;
   EXPECT_EQ(attention_fusions(b, &g), 1);
-  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"Attention"}));  // K's Transpose went
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedAttention"}));  // K's Transpose went
   auto y = run_at(b, OptimizationLevel::kAll, {{"q", make_tensor<float>({1, 1, 2, 1}, {1, 2})},
                                                {"k", make_tensor<float>({1, 1, 2, 1}, {1, 0})},
                                                {"v", make_tensor<float>({1, 1, 2, 1}, {10, 20})}});
@@ -325,25 +325,26 @@ TEST(AttentionFusionTest, OnlyForSessionsThatRunOnTheCpuAlone) {
   Graph g;
   EXPECT_EQ(attention_fusions(attention_model({"BERT"}), &g, /*cpu_only=*/false), 0);
   EXPECT_EQ(count_ops(g, "Softmax"), 1);
-  EXPECT_EQ(count_ops(g, "Attention"), 0);
+  EXPECT_EQ(count_ops(g, "FusedAttention"), 0);
 }
 
-TEST(AttentionFusionTest, SavedModelReadsBackAsAttention) {
+TEST(AttentionFusionTest, SavedModelReadsBackAsFusedAttention) {
   const ModelBuilder b = attention_model({"GPT-2", "Div", "where"});
   const std::string path = ::testing::TempDir() + "attention_fusion_saved.onnx";
   auto optimized = run_at(b, OptimizationLevel::kAll, attention_feeds(), path);
   ASSERT_TRUE(optimized.ok()) << optimized.status().to_string();
   std::unique_ptr<Session> reloaded;
   expect_saved_model_matches_unoptimized(path, b, attention_feeds(), &reloaded);
-  // The opset-17 model cannot name Attention in ai.onnx: it was written in
-  // the com.switchyard domain and read back as Attention-23.
+  // FusedAttention is written in the com.switchyard domain, with its Where
+  // mask's "replace", and read back as it is.
   auto loaded = load_model(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
   int saved_attention = 0;
   for (const Node& n : loaded->graph->nodes)
-    if (n.op_type == "Attention") {
+    if (n.op_type == "FusedAttention") {
       ++saved_attention;
       EXPECT_EQ(n.domain, "com.switchyard");
+      EXPECT_EQ(n.attr_string("masked_scores", ""), "replace");
     }
   EXPECT_EQ(saved_attention, 1);
   std::remove(path.c_str());

@@ -252,11 +252,12 @@ TEST(NonfiniteFusionTest, LayerNormChain) {
 
 // BERT's attention: Q, K, V [1, 2, 6, 8] (batch, heads, seq, size) ->
 // MatMul(Q, K^T) / sqrt(8) [+ mask] -> Softmax -> MatMul(., V), with the
-// hostile values in Q and V (a NaN key would reach every query of its
-// head), and masks [1, 2, 1, 6] whose first head's row holds -inf or NaN.
-// Not here: a row whose every key is -inf, which the chain makes NaN (0 /
-// 0) and Attention 0, as its spec says; nor a -inf key whose V row is NaN,
-// which the chain multiplies by 0 and Attention skips.
+// hostile values in Q and V, and masks
+// [1, 2, 1, 6] whose first head's row holds -inf or NaN (the second round's
+// K has a NaN and a +inf in head 0's first and last keys): keys masked at
+// either end (which the fast path skips), in the middle, every key (the
+// chain's 0 / 0 is NaN where ai.onnx Attention gives 0). FusedAttention
+// must give the chain's answers in all of them (schema/fused.cc).
 TEST(NonfiniteFusionTest, AttentionChain) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const std::vector<std::pair<std::string, std::vector<float>>> masks = {
@@ -264,14 +265,26 @@ TEST(NonfiniteFusionTest, AttentionChain) {
       {"padding mask", {0, 0, 0, 0, -10000, -10000}},
       {"-inf key", {0, -kInf, 0, 0, 0, 0}},
       {"NaN key", {0, 0, std::nanf(""), 0, 0, 0}},
+      {"-inf first and last keys", {-kInf, 0, 0, 0, 0, -kInf}},
+      {"every key -inf", {-kInf, -kInf, -kInf, -kInf, -kInf, -kInf}},
+      {"padding then -inf", {0, 0, -10000, -10000, -kInf, -kInf}},
   };
+  for (const bool hostile_k : {false, true})
   for (const auto& [name, mask] : masks) {
     ModelBuilder b(17);
     const std::vector<int64_t> qkv = {1, 2, 6, 8};
     Inputs inputs;
     Feeds fixed;
     fixed.reserve(2);  // (grown from an initializer list, GCC 12 warns of a false out-of-bounds write)
-    fixed.emplace_back("k", sample_tensor(Shape(qkv), 7, 2.0f));
+    Tensor k = sample_tensor(Shape(qkv), 7, 2.0f);
+    if (hostile_k) {
+      // Head 0's first key all NaN, its last key's first value +inf: keys
+      // the masks above mask, and the fast path skips.
+      float* k0 = k.data<float>();
+      for (int e = 0; e < 8; ++e) k0[e] = std::nanf("");
+      k0[5 * 8] = kInf;
+    }
+    fixed.emplace_back("k", std::move(k));
     for (const char* n : {"q", "k", "v"}) b.input(n, DataType::kFloat, dims(qkv));
     inputs.emplace_back("q", qkv);
     inputs.emplace_back("v", qkv);
@@ -291,7 +304,8 @@ TEST(NonfiniteFusionTest, AttentionChain) {
     b.node("Softmax", {s}, {"p"}, {AttrSpec("axis", int64_t{-1})}, "softmax");
     b.node("MatMul", {"p", "v"}, {"y"}, {}, "context");
     b.output("y", DataType::kFloat, dims(qkv));
-    expect_fused_matches_unfused(name, b, inputs, &PassStats::attentions_fused, fixed);
+    expect_fused_matches_unfused(name + (hostile_k ? ", hostile K" : ""), b, inputs, &PassStats::attentions_fused,
+                                 fixed);
   }
 }
 
