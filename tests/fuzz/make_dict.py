@@ -61,7 +61,8 @@ def main():
     names.update(["com.switchyard", "ai.onnx.ml", "ai.onnx", "location", "offset", "length", "batch"])
     # com.switchyard's fused ops (src/schema/fused.cc) and their attributes.
     names.update(["FusedConv", "FusedMatMul", "activation", "activation_params", "alpha", "input_layout",
-                  "output_layout", "residual_layout", "NCHW", "NCHW16c"])
+                  "output_layout", "residual_layout", "NCHW", "NCHW16c", "FusedAttention", "masked_scores",
+                  "causal_fill", "add", "replace"])
     # As whole length-delimited strings (length byte first): the form they take in a message.
     for name in sorted(names):
         raw = name.encode()
