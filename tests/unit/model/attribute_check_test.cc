@@ -22,6 +22,13 @@ using testing::AttrSpec;
 using testing::make_tensor;
 using testing::ModelBuilder;
 
+// Creating a session from `bytes` fails with a message containing `part`.
+void expect_refused(const std::string& bytes, const std::string& part) {
+  auto session = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find(part), std::string::npos) << session.status().to_string();
+}
+
 std::string relu_with_alpha() {
   ModelBuilder b(17);
   b.input("x", DataType::kFloat, {3});
@@ -72,12 +79,8 @@ TEST(AttributeCheckTest, ErrorListsTheAttributesOfThatOpVersion) {
   b.node("Conv", {"x", "w"}, {"y"}, {{"stride", std::vector<int64_t>{2, 2}}}, "conv_typo");
   b.output("y", DataType::kFloat, {1, 1, 4, 4});
   const std::string bytes = b.build();
-  auto session = Session::create_from_bytes(bytes.data(), bytes.size());
-  ASSERT_FALSE(session.ok());
-  EXPECT_NE(session.status().message().find("node 'conv_typo' (Conv): unknown attribute 'stride' for Conv-11 of domain "
-                                            "'ai.onnx' (it takes auto_pad,dilations,group,kernel_shape,pads,strides)"),
-            std::string::npos)
-      << session.status().to_string();
+  expect_refused(bytes, "node 'conv_typo' (Conv): unknown attribute 'stride' for Conv-11 of domain "
+                                            "'ai.onnx' (it takes auto_pad,dilations,group,kernel_shape,pads,strides)");
 }
 
 Status resolve_bytes(const std::string& bytes) {
@@ -196,37 +199,22 @@ TEST(AttributeCheckTest, SwitchyardOpsAreCheckedAgainstTheirSchemas) {
   {
     // A misspelt attribute would be ignored, and the Relu with it.
     const std::string bytes = fused_conv_model({{"activaton", "Relu"}});
-    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
-    ASSERT_FALSE(session.ok());
-    EXPECT_NE(session.status().message().find("node 'fused' (com.switchyard.FusedConv): unknown attribute "
+    expect_refused(bytes, "node 'fused' (com.switchyard.FusedConv): unknown attribute "
                                               "'activaton' for FusedConv-1 of domain 'com.switchyard' (it takes "
-                                              "activation,"),
-              std::string::npos)
-        << session.status().to_string();
+                                              "activation,");
   }
   {
     const std::string bytes = fused_conv_model({{"activation_params", int64_t{6}}});
-    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
-    ASSERT_FALSE(session.ok());
-    EXPECT_NE(session.status().message().find("attribute 'activation_params' of FusedConv-1 has type floats in its "
-                                              "schema"),
-              std::string::npos)
-        << session.status().to_string();
+    expect_refused(bytes, "attribute 'activation_params' of FusedConv-1 has type floats in its "
+                                              "schema");
   }
   {
     const std::string bytes = fused_conv_model({}, /*switchyard_opset=*/0);
-    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
-    ASSERT_FALSE(session.ok());
-    EXPECT_NE(session.status().message().find("domain 'com.switchyard' is not imported"), std::string::npos)
-        << session.status().to_string();
+    expect_refused(bytes, "domain 'com.switchyard' is not imported");
   }
   {
     const std::string bytes = fused_conv_model({}, /*switchyard_opset=*/2);
-    auto session = Session::create_from_bytes(bytes.data(), bytes.size());
-    ASSERT_FALSE(session.ok());
-    EXPECT_NE(session.status().message().find("opset 2 of domain 'com.switchyard', newer than the newest"),
-              std::string::npos)
-        << session.status().to_string();
+    expect_refused(bytes, "opset 2 of domain 'com.switchyard', newer than the newest");
   }
 }
 
