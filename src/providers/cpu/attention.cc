@@ -40,7 +40,6 @@
 #include <limits>
 #include <string>
 #include <type_traits>
-#include <vector>
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
@@ -867,13 +866,14 @@ class AttentionKernel final : public Kernel {
   // FusedAttention's rows as the chain computes them: every key's score,
   // softmax(S) with IEEE arithmetic throughout, and P V over every key. The
   // slow path, for rows where non-finite values could make the fast one
-  // differ from the chain.
+  // differ from the chain. `s` holds total_len scores (the block's score
+  // buffer, free once the fast path is done).
   template <typename C>
-  void chain_row(const Problem<C>& p, int64_t b, int64_t h, int64_t g, int64_t i, C* y_row) const {
+  void chain_row(const Problem<C>& p, int64_t b, int64_t h, int64_t g, int64_t i, C* y_row, C* s) const {
     const Dims& d = p.d;
     const int64_t total = d.total_len;
-    std::vector<C> s(static_cast<size_t>(total), C{0});
-    if (p.mask.data != nullptr) add_mask(p.mask, b, h, i, 0, total, s.data());  // s holds the mask row for now
+    std::fill_n(s, total, C{0});
+    if (p.mask.data != nullptr) add_mask(p.mask, b, h, i, 0, total, s);  // s holds the mask row for now
     const C* q = p.q + d.q.offset(b, h) + i * d.q.row_stride;
     const KeyRange limits = key_limits(p, b, i);
     p.k.for_each_part(b, g, 0, total, [&](int64_t k0, int64_t count, const C* rows, int64_t ld) {
@@ -881,7 +881,7 @@ class AttentionKernel final : public Kernel {
         const C* k = rows + (j - k0) * ld;
         C dot = C{0};
         for (int64_t e = 0; e < d.head_size; ++e) dot += q[e] * k[e];
-        const C mask = s[static_cast<size_t>(j)];
+        const C mask = s[j];
         const bool causal_masked = j < limits.lo || j >= limits.hi;
         C score = p.alpha * dot + mask;  // Add(scores, mask)
         if (replace_) {
@@ -894,27 +894,27 @@ class AttentionKernel final : public Kernel {
         } else if (causal_masked) {
           score = -std::numeric_limits<C>::infinity();
         }
-        s[static_cast<size_t>(j)] = score;
+        s[j] = score;
       }
     });
     // Softmax as the unfused kernel's arithmetic gives it: a NaN anywhere,
     // an all -inf row or a +inf score make the row NaN.
     bool any_nan = false;
     C top = -std::numeric_limits<C>::infinity();
-    for (const C x : s) {
-      any_nan |= std::isnan(static_cast<double>(x));
-      if (x > top) top = x;
+    for (int64_t j = 0; j < total; ++j) {
+      any_nan |= std::isnan(static_cast<double>(s[j]));
+      if (s[j] > top) top = s[j];
     }
     C sum = C{0};
-    for (C& x : s) {
-      x = any_nan ? std::numeric_limits<C>::quiet_NaN() : static_cast<C>(std::exp(static_cast<double>(x - top)));
-      sum += x;
+    for (int64_t j = 0; j < total; ++j) {
+      s[j] = any_nan ? std::numeric_limits<C>::quiet_NaN() : static_cast<C>(std::exp(static_cast<double>(s[j] - top)));
+      sum += s[j];
     }
-    for (C& x : s) x /= sum;
+    for (int64_t j = 0; j < total; ++j) s[j] /= sum;
     std::fill_n(y_row, d.v_head_size, C{0});
     p.v.for_each_part(b, g, 0, total, [&](int64_t k0, int64_t count, const C* rows, int64_t ld) {
       for (int64_t j = k0; j < k0 + count; ++j) {
-        const C w = s[static_cast<size_t>(j)];
+        const C w = s[j];
         const C* v = rows + (j - k0) * ld;
         for (int64_t e = 0; e < d.v_head_size; ++e) y_row[e] += w * v[e];
       }
@@ -927,13 +927,14 @@ class AttentionKernel final : public Kernel {
   // values in this row's Q or the head's K or V.
   template <typename C>
   void match_chain(const Problem<C>& p, int64_t b, int64_t h, int64_t g, int64_t i0, int64_t i1,
-                   const KeyRange* ranges, C* y) const {
+                   const KeyRange* ranges, C* y, char* scratch) const {
     const Dims& d = p.d;
+    C* row_scores = reinterpret_cast<C*>(scratch + ranges_bytes(p.block_rows));
     const bool kv_nonfinite = p.kv_nonfinite[b * d.kv_heads + g] != 0;
     for (int64_t i = i0; i < i1; ++i) {
       const C* q = p.q + d.q.offset(b, h) + i * d.q.row_stride;
       if (kv_nonfinite || ranges[i - i0].empty() || !finite_row(q, d.head_size))
-        chain_row(p, b, h, g, i, y + (i - i0) * d.y.row_stride);
+        chain_row(p, b, h, g, i, y + (i - i0) * d.y.row_stride, row_scores);
     }
   }
 
@@ -986,7 +987,7 @@ class AttentionKernel final : public Kernel {
         for (int64_t i = i0; i < i1; ++i)
           std::fill_n(qk_row(p, b, h, i), d.total_len,
                       mode_ == 2 ? -std::numeric_limits<C>::infinity() : C{0});
-      if (chain_) match_chain(p, b, h, g, i0, i1, ranges, y);
+      if (chain_) match_chain(p, b, h, g, i0, i1, ranges, y, scratch);
       return;
     }
 
@@ -1008,7 +1009,7 @@ class AttentionKernel final : public Kernel {
               d.y.row_stride, ws);
       first = false;
     });
-    if (chain_) match_chain(p, b, h, g, i0, i1, ranges, y);
+    if (chain_) match_chain(p, b, h, g, i0, i1, ranges, y, scratch);
   }
 
   template <typename C>
