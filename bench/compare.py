@@ -5,7 +5,7 @@ binding, bench/ort_bench.mjs) and PyTorch (bench/torch_bench.py, the model
 definitions the ONNX files were exported from).
 
     bench/compare [--models resnet50,mobilenetv2,bert,gpt2] [--threads 1,2]
-                  [--runs 10] [--rounds 2] [--tools switchyard,ort,torch]
+                  [--runs 10] [--rounds 2] [--tools switchyard,switchyard-cuda-cpu,ort,torch]
 
 Runs are interleaved: for each model and thread count, one process per tool
 in turn, and that round is repeated --rounds times; each tool's reported
@@ -29,8 +29,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ORT_VERSION = "1.30.0"
 NODE_DIR = os.path.join(HERE, ".node")
-TOOLS = ["switchyard", "ort", "torch"]
-TOOL_TITLES = {"switchyard": "Switchyard", "ort": "ORT", "torch": "PyTorch"}
+# "switchyard-cuda-cpu" is Switchyard asked for --providers cuda,cpu: where
+# CUDA cannot load (this CPU-only machine) every node falls through to the
+# CPU, which must then run as fast as --providers cpu (the ratio column
+# says so), with the CPU's own fusions and layouts.
+TOOLS = ["switchyard", "switchyard-cuda-cpu", "ort", "torch"]
+TOOL_TITLES = {"switchyard": "Switchyard", "switchyard-cuda-cpu": "Switchyard cuda,cpu", "ort": "ORT",
+               "torch": "PyTorch"}
 MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm"]
 # Models whose time is mostly Conv/MatMul, for which GFLOP/s against the
 # measured FMA peak says how close to the hardware a runtime gets.
@@ -123,6 +128,8 @@ def command(tool: str, model: str, threads: int, a, profile: str = None) -> list
         common += ["--profile", profile]
     if tool == "switchyard":
         return [a.switchyard, "bench", onnx, "--json"] + common + inputs
+    if tool == "switchyard-cuda-cpu":
+        return [a.switchyard, "bench", onnx, "--json", "--providers", "cuda,cpu"] + common + inputs
     if tool == "ort":
         return ["node", os.path.join(HERE, "ort_bench.mjs"), onnx] + common + inputs
     return ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), model, "--max-seconds",
@@ -246,6 +253,8 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
         head += ["Switchyard/ORT", "Switchyard/ORT per round"]
     if "torch" in a.tools:
         head.append("Switchyard/PyTorch")
+    if "switchyard-cuda-cpu" in a.tools and "switchyard" in a.tools:
+        head.append("cuda,cpu / cpu per round")
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m, t in keys:
         row = [m, str(t)] + [fmt(med(m, t, tool)) for tool in a.tools]
@@ -254,6 +263,8 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
             row.append(fmt(paired_ratio(table, m, t, "switchyard", "ort"), 2))
         if "torch" in a.tools:
             row.append(fmt(ratio(med(m, t, "switchyard"), med(m, t, "torch")), 3))
+        if "switchyard-cuda-cpu" in a.tools and "switchyard" in a.tools:
+            row.append(fmt(paired_ratio(table, m, t, "switchyard-cuda-cpu", "switchyard"), 2))
         lines.append("| " + " | ".join(row) + " |")
 
     if env.get("flops"):
@@ -317,7 +328,9 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
                          f"{fmt(g['first_run_ms'])} | {fmt(g['p90_ms'])} | {fmt(g['min_ms'])} | "
                          f"{fmt(g['peak_rss_mib'])} | {g['runs']} |")
     lines += ["", "Notes:", "",
-              f"- Switchyard: `{os.path.relpath(a.switchyard, ROOT)} bench --json`, default session options.",
+              f"- Switchyard: `{os.path.relpath(a.switchyard, ROOT)} bench --json`, default session options; "
+              "'Switchyard cuda,cpu' adds `--providers cuda,cpu` (on a machine without a usable GPU every node "
+              "falls through to the CPU, and 'cuda,cpu / cpu' should be 1).",
               f"- ORT: onnxruntime-node {env.get('ort_version', '?')} (CPU EP, graph optimisation `all`, "
               "sequential execution, interOpNumThreads 1); times include the Node.js async `run` overhead.",
               f"- PyTorch: {env.get('torch', '?')}, eager, `inference_mode`, set_num_threads(N), interop 1; "
@@ -428,7 +441,7 @@ def main() -> int:
         if not os.path.exists(os.path.join(a.models_dir, m + ".onnx")):
             parser.error(f"{a.models_dir}/{m}.onnx not found: export it with "
                          f"/usr/bin/python3 bench/models/export_all.py --out {a.models_dir}")
-    if "switchyard" in a.tools and not os.access(a.switchyard, os.X_OK):
+    if any(t.startswith("switchyard") for t in a.tools) and not os.access(a.switchyard, os.X_OK):
         parser.error(f"{a.switchyard} not found: build it (ninja -C build switchyard) or pass --switchyard")
     if "ort" in a.tools:
         ensure_ort(a.ort_version)

@@ -9,8 +9,13 @@
  *                    node while it is being claimed, and a kernel's inputs,
  *                    outputs and scratch memory while it runs;
  *   sy_provider_api  what the plugin offers the core: availability, device
- *                    memory, copies, claiming a node by creating its kernel,
- *                    running that kernel.
+ *                    memory, copies, whether it can run a node, the
+ *                    rewrites it takes, creating a kernel for a node placed
+ *                    on it, running that kernel.
+ *
+ * A session asks supports() for every node the providers ahead declined,
+ * places the nodes, runs each provider's rewrites (fusions) on the nodes
+ * placed on it, and only then calls create_kernel(), once per node kept.
  *
  * A plugin exports one symbol, sy_provider_get_api. The core refuses a
  * table whose abi_version differs from SY_PROVIDER_ABI_VERSION; entries
@@ -33,7 +38,7 @@
 extern "C" {
 #endif
 
-#define SY_PROVIDER_ABI_VERSION 2
+#define SY_PROVIDER_ABI_VERSION 3
 
 /* Status codes; the same numbers as sy::StatusCode. */
 enum {
@@ -67,7 +72,7 @@ typedef struct sy_tensor {
   sy_device device;
 } sy_tensor;
 
-typedef struct sy_node sy_node;                     /* core-owned, valid during create_kernel */
+typedef struct sy_node sy_node;                     /* core-owned, valid during supports / create_kernel */
 typedef struct sy_kernel_context sy_kernel_context; /* core-owned, valid during kernel_run */
 typedef struct sy_provider sy_provider;             /* plugin-owned */
 typedef struct sy_kernel sy_kernel;                 /* plugin-owned */
@@ -155,9 +160,10 @@ typedef struct sy_provider_api {
   /* optional: a copy within the device (queued on the provider's stream). */
   int (*copy_on_device)(sy_provider* provider, const sy_tensor* src, sy_tensor* dst, char* error, size_t error_size);
 
-  /* Claims a node: returns 1 with a kernel, and sets bit i of
-   * *host_inputs for each input the kernel reads from host memory (shape
-   * arguments such as Reshape's); or 0 with the reason it declines. */
+  /* Creates the kernel of a node placed on this provider: returns 1 with a
+   * kernel, and sets bit i of *host_inputs for each input the kernel reads
+   * from host memory (shape arguments such as Reshape's); or 0 with the
+   * reason it declines after all (the node then goes to the next provider). */
   int (*create_kernel)(sy_provider* provider, const sy_node* node, sy_kernel** kernel, uint64_t* host_inputs,
                        char* reason, size_t reason_size);
   /* Runs a kernel; may only queue work on the provider's stream. */
@@ -170,6 +176,20 @@ typedef struct sy_provider_api {
   /* optional: facts for doctor and the session log (device name, memory,
    * driver and library versions), one per line. */
   int (*describe)(sy_provider* provider, char* text, size_t text_size);
+
+  /* ---- since ABI 3 ---- */
+  /* optional: 1 when the provider can run the node, else 0 with the reason.
+   * Creates nothing; called at placement, before any rewrite. When null
+   * the core asks create_kernel and destroys the kernel it gets, which
+   * costs a kernel creation (weights prepacked) per node twice. */
+  int (*supports)(sy_provider* provider, const sy_node* node, char* reason, size_t reason_size);
+  /* optional: a null-terminated list of the core's provider rewrites whose
+   * ops this provider's kernels run ("conv_residual", "conv_activation":
+   * com.switchyard.FusedConv; "matmul_epilogue": FusedMatMul; "attention":
+   * FusedAttention; "conv_blocked_layout": the CPU's NCHW16c FusedConv).
+   * They run on the nodes placed on it. Null: none. An unknown name fails
+   * session creation. */
+  const char* const* rewrites;
 } sy_provider_api;
 
 /* The one symbol a provider library exports. host_abi_version is the

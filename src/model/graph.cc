@@ -127,6 +127,7 @@ void add_consumer(std::vector<NodeId>& consumers, NodeId id) {
 
 NodeId Graph::add_node(Node node) {
   const auto id = static_cast<NodeId>(nodes.size());
+  if (rewrite_scope >= 0) node.placed_on = rewrite_scope;
   for (ValueId in : node.inputs)
     if (in != kNoValue) add_consumer(values[static_cast<size_t>(in)].consumers, id);
   for (ValueId out : node.outputs)

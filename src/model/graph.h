@@ -122,6 +122,10 @@ struct Node {
   // Filled by Graph::link_subgraph_inputs().
   std::vector<ValueId> implicit_inputs;
   bool removed = false;
+  // The index, in the session's provider chain, of the provider the
+  // partitioner placed this node on; -1 before placement. Provider
+  // rewrites (optimizer/provider_rewrites.h) match only nodes placed alike.
+  int placed_on = -1;
 
   const Attribute* attr(const std::string& attr_name) const;
   bool has_attr(const std::string& attr_name) const { return attr(attr_name) != nullptr; }
@@ -163,6 +167,11 @@ class Graph {
   // domain ("" for ai.onnx) -> opset version. Subgraphs share the model's.
   std::map<std::string, int64_t> opsets;
   const Graph* parent = nullptr;  // enclosing graph, for subgraphs
+  // While one provider's rewrites run after placement: that provider's
+  // index. The rewrite helpers (optimizer/rewrite_util.h) then see only
+  // nodes placed on it, and add_node() places new nodes on it. -1 (every
+  // node) otherwise.
+  int rewrite_scope = -1;
 
   // -1 when absent.
   ValueId find_value(const std::string& value_name) const;

@@ -31,9 +31,9 @@
 // takes Attention's 3D form instead and those layout nodes go as well (see
 // match_3d below).
 //
-// Every intermediate must be read by the next node only. Only the CPU runs
-// FusedAttention, so optimize() runs this pass only for sessions whose
-// providers are all the CPU.
+// Every intermediate must be read by the next node only. A provider
+// rewrite (provider_rewrites.h): it runs on the nodes placed on a provider
+// that implements FusedAttention (today the CPU).
 #include <cmath>
 #include <initializer_list>
 #include <vector>
@@ -241,6 +241,7 @@ bool split_heads(const Graph& graph, ValueId x4, ValueId* x3, int64_t* heads, in
   const NodeId id = graph.values[static_cast<size_t>(x4)].producer;
   if (id == kNoNode || !rewrite::has_single_consumer(graph, x4)) return false;
   const Node& reshape = graph.nodes[static_cast<size_t>(id)];
+  if (!rewrite::in_scope(graph, reshape)) return false;
   if (!rewrite::is_op(reshape, "Reshape") || reshape.since_version < 5 || reshape.inputs.size() != 2) return false;
   const ValueId x = reshape.inputs[0];
   if (!float_rank(graph, x, 3)) return false;

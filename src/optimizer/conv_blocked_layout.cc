@@ -20,8 +20,9 @@
 // writes NCHW faster than the blocked GEMM path would) and depthwise ones,
 // with a constant float W whose output channels come in whole blocks of 16.
 // Readers: 2-D Convs, depthwise or group 1 with a constant W, over whole
-// blocks of 16 input channels. Both run on the CPU provider (CPU-only
-// sessions). A value that is a graph output, or that anything else reads,
+// blocks of 16 input channels. Both run on the CPU provider: the pass is
+// one of its rewrites after placement (optimizer/provider_rewrites.h), and
+// sees only nodes placed there. A value that is a graph output, or that anything else reads,
 // stays NCHW.
 #include <string>
 #include <vector>
@@ -51,7 +52,9 @@ bool is_depthwise(const Node& conv, const Tensor& w) {
 
 // Whether the CPU Conv kernel can write this Conv's Y blocked.
 bool writes_blocked(const Graph& graph, const Node& conv) {
-  if (!rewrite::is_conv(conv) || conv.outputs.size() != 1 || conv.outputs[0] == kNoValue) return false;
+  if (!rewrite::is_conv(conv) || !rewrite::in_scope(graph, conv) || conv.outputs.size() != 1 ||
+      conv.outputs[0] == kNoValue)
+    return false;
   const Value& y = graph.values[static_cast<size_t>(conv.outputs[0])];
   if (y.type.dtype != DataType::kFloat || y.is_graph_output) return false;
   const Tensor* w = weight_4d(graph, conv);
@@ -66,7 +69,7 @@ bool writes_blocked(const Graph& graph, const Node& conv) {
 
 // Whether the CPU Conv kernel can read this Conv's X blocked.
 bool reads_blocked(const Graph& graph, const Node& conv) {
-  if (!rewrite::is_conv(conv) || conv.inputs.empty()) return false;
+  if (!rewrite::is_conv(conv) || !rewrite::in_scope(graph, conv) || conv.inputs.empty()) return false;
   const Tensor* w = weight_4d(graph, conv);
   if (w == nullptr) return false;
   const int64_t channels = w->shape()[1] * conv.attr_int("group", 1);
@@ -86,7 +89,7 @@ bool readers_take_blocked(const Graph& graph, ValueId v) {
     for (size_t i = 0; i < reader.inputs.size(); ++i) {
       if (reader.inputs[i] != v) continue;
       if (i == 0 && reads_blocked(graph, reader)) continue;
-      if (i == 3 && rewrite::has_residual(reader)) continue;
+      if (i == 3 && rewrite::has_residual(reader) && rewrite::in_scope(graph, reader)) continue;
       return false;
     }
   }

@@ -14,8 +14,8 @@
 // full pass over the output saved. The scale applies to any float MatMul;
 // the rest needs a [K, N] B, so that the output's last axis is N.
 //
-// Only the CPU implements FusedMatMul, so optimize() runs this pass only
-// for sessions whose providers are all the CPU.
+// A provider rewrite (provider_rewrites.h): it runs on the nodes placed on
+// a provider that implements FusedMatMul (today the CPU).
 #include <cmath>
 #include <string>
 

@@ -1,14 +1,15 @@
-// Graph passes, chosen by optimization level (ONNX Runtime's names):
+// Graph passes, chosen by optimization level (ONNX Runtime's names). The
+// generic ones, run on the whole graph before placement:
 //   basic:    constant folding, identity and dead-node elimination, and
 //             dropping the constants nothing reads any more
-//   extended: basic, then fusions: Conv + BatchNormalization, Conv +
-//             residual Add, Conv + Relu / Clip, the GELU chains into Gelu, decomposed layer norms into
-//             LayerNormalization, and (CPU-only sessions) scaled dot-product
-//             attention into Attention, MatMul + bias / residual Add / Relu
-//             or Gelu
-//   all:      extended, then layout passes: Transpose pairs, Reshape chains,
-//             and (CPU-only sessions) channel-blocked Conv -> depthwise Conv
-//             hand-offs
+//   extended: basic, then Conv + BatchNormalization, the GELU chains into
+//             Gelu, decomposed layer norms into LayerNormalization
+// After placement each provider gets the rewrites its kernels implement
+// (provider_rewrites.h): Conv + residual Add and Conv + Relu / Clip into
+// FusedConv, scaled dot-product attention into FusedAttention, MatMul
+// epilogues into FusedMatMul (extended), the channel-blocked Conv layout
+// (all); then, whole-graph again, the level-all layout clean-ups
+// (Transpose pairs, Reshape chains).
 // Each pass lives in its own file and can be run alone in tests; each adds
 // what it did to its counter.
 #pragma once
@@ -36,15 +37,8 @@ struct PassStats {
   int conv_layouts_blocked = 0;
 };
 
-// What the session's providers can run, for the fusions that produce nodes
-// only some providers apply.
-struct OptimizerOptions {
-  // Every provider of the session is the CPU: MatMul epilogues may be fused.
-  bool cpu_only = false;
-};
-
-Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats = nullptr,
-                const OptimizerOptions& options = {});
+// The generic passes of `level`; compacts the graph.
+Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats = nullptr);
 
 // ---- basic
 
@@ -64,7 +58,8 @@ Status drop_unused_constants(Graph& graph, int* dropped);
 // float weights, the Conv output read by the BN only) as new weights and bias.
 Status fuse_conv_batchnorm(Graph& graph, int* fused);
 // Folds Add(Conv(x), z), z of the Conv output's exact shape, into the Conv,
-// which becomes a FusedConv (schema/fused.cc) with z as its input 3.
+// which becomes a FusedConv (schema/fused.cc) with z as its input 3. A
+// provider rewrite, like every pass that makes a com.switchyard op.
 Status fuse_conv_residual(Graph& graph, int* fused);
 // Moves a Relu or Clip (constant bounds) after a float Conv into the Conv,
 // which becomes a FusedConv with activation / activation_params.
@@ -74,11 +69,11 @@ Status fuse_gelu(Graph& graph, int* fused);
 // Folds a following scale, bias Add, residual Add and Relu / Gelu into a
 // float MatMul [.., M, K] x [K, N], which becomes a FusedMatMul
 // (schema/fused.cc) with alpha, the bias as input 2, the residual as
-// input 3 and activation. CPU only.
+// input 3 and activation. A provider rewrite.
 Status fuse_matmul_epilogue(Graph& graph, int* fused);
 // Replaces MatMul(Q, Transpose(K)) [/ scale] [+ mask | Where mask] ->
-// Softmax -> MatMul(., V) on 4D float tensors with one Attention node
-// (since_version 23). CPU only.
+// Softmax -> MatMul(., V) on float tensors with one FusedAttention node
+// (schema/fused.cc). A provider rewrite.
 Status fuse_attention(Graph& graph, int* fused);
 // Replaces ReduceMean / Sub / Pow / ReduceMean / Add / Sqrt / Div [/ Mul /
 // Add] over trailing axes of a float tensor with LayerNormalization.
@@ -95,7 +90,7 @@ Status collapse_reshapes(Graph& graph, int* removed);
 // Hands Conv outputs over in NCHW16c where every reader is a Conv that takes
 // them so (FusedConv's output_layout / input_layout / residual_layout,
 // providers/cpu/conv/blocked_layout.h): ResNet's and MobileNetV2's bodies.
-// CPU only. Counts the tensors blocked.
+// A provider rewrite (the CPU's). Counts the tensors blocked.
 Status block_conv_channels(Graph& graph, int* marked);
 
 }  // namespace sy

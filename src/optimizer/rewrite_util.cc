@@ -5,12 +5,16 @@
 
 namespace sy::rewrite {
 
+bool in_scope(const Graph& graph, const Node& node) {
+  return graph.rewrite_scope < 0 || node.placed_on == graph.rewrite_scope;
+}
+
 Node* producer(Graph& graph, ValueId v) {
   if (v == kNoValue) return nullptr;
   const NodeId p = graph.values[static_cast<size_t>(v)].producer;
   if (p == kNoNode) return nullptr;
   Node& node = graph.nodes[static_cast<size_t>(p)];
-  return node.removed ? nullptr : &node;
+  return node.removed || !in_scope(graph, node) ? nullptr : &node;
 }
 
 bool has_single_consumer(const Graph& graph, ValueId v) {
@@ -25,8 +29,10 @@ bool has_single_consumer(const Graph& graph, ValueId v) {
 
 Node* single_consumer(Graph& graph, ValueId v) {
   if (!has_single_consumer(graph, v)) return nullptr;
-  for (NodeId c : graph.values[static_cast<size_t>(v)].consumers)
-    if (!graph.nodes[static_cast<size_t>(c)].removed) return &graph.nodes[static_cast<size_t>(c)];
+  for (NodeId c : graph.values[static_cast<size_t>(v)].consumers) {
+    Node& node = graph.nodes[static_cast<size_t>(c)];
+    if (!node.removed) return in_scope(graph, node) ? &node : nullptr;
+  }
   return nullptr;
 }
 
@@ -99,7 +105,7 @@ void rewrite_each_node(Graph& graph, bool (*rewrite_one)(Graph&, Node&), int* co
   graph.link_subgraph_inputs();
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     Node& node = graph.nodes[i];
-    if (node.removed || !rewrite_one(graph, node)) continue;
+    if (node.removed || !in_scope(graph, node) || !rewrite_one(graph, node)) continue;
     ++*count;
     graph.rebuild_links();
   }

@@ -13,14 +13,21 @@
 
 namespace sy::rewrite {
 
-// The node producing `v`, or nullptr for inputs, constants and removed nodes.
+// Whether a rewrite may touch `node`: always before placement; while one
+// provider's rewrites run (Graph::rewrite_scope), only its nodes. A pattern
+// never spans two providers, so no node changes hands by being fused.
+bool in_scope(const Graph& graph, const Node& node);
+
+// The node producing `v`, or nullptr for inputs, constants, removed nodes
+// and nodes outside the rewrite scope.
 Node* producer(Graph& graph, ValueId v);
 
 // True when `v` is read by exactly one live node (through any number of its
 // inputs) and is not a graph output: a pass may then fold that reader and
 // the producer into one node without anyone else losing the value.
 bool has_single_consumer(const Graph& graph, ValueId v);
-// The single live consumer of `v` (see has_single_consumer), or nullptr.
+// The single live consumer of `v` (see has_single_consumer), or nullptr;
+// nullptr too when it is outside the rewrite scope.
 Node* single_consumer(Graph& graph, ValueId v);
 
 // True for an ai.onnx node of `op_type`.
@@ -80,7 +87,7 @@ std::string unique_value_name(const Graph& graph, const std::string& base);
 ValueId add_constant(Graph& graph, const std::string& base_name, Tensor tensor);
 
 // The loop of the fusion passes: links subgraph reads, then offers each live
-// node, in file order, to `rewrite_one`, which returns true when it rewrote
+// node in the rewrite scope, in file order, to `rewrite_one`, which returns true when it rewrote
 // the graph there; `count` goes up by one per rewrite. After each rewrite
 // the producer/consumer links are rebuilt, because later matches count
 // consumers. `rewrite_one` may add values but not nodes (it holds a

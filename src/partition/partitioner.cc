@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "optimizer/provider_rewrites.h"
+
 namespace sy {
 namespace {
 
@@ -117,24 +119,39 @@ std::unique_ptr<Kernel> make_copy_kernel(const ExecutionProvider* device_provide
   return std::make_unique<CopyKernel>(device_provider, to_host);
 }
 
-Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers,
-                                        const PartitionOptions& options) {
-  PartitionResult result;
+namespace {
+
+// The shape-arithmetic rule: a provider that keeps shape math on the host
+// is never offered those nodes; the decline is by design.
+Decline shape_math_decline(size_t p) {
+  return {static_cast<int>(p),
+          "shape computation: it stays on the CPU by design (its small integer result feeds shape arguments "
+          "read on the host)",
+          true};
+}
+
+Status no_provider_error(const Graph& graph, NodeId id, size_t more, const std::vector<Decline>& declines,
+                         std::span<ExecutionProvider* const> providers) {
+  const Node& node = graph.nodes[static_cast<size_t>(id)];
+  const std::string and_more = more > 0 ? " (and " + std::to_string(more) + " more nodes)" : "";
+  return not_implemented("no provider can run " + node.describe() + and_more + ": " +
+                         join_declines(declines, providers));
+}
+
+}  // namespace
+
+Result<Placement> place_nodes(Graph& graph, std::span<ExecutionProvider* const> providers,
+                              const PartitionOptions& options) {
+  Placement placement;
   SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
   const size_t n = graph.nodes.size();
-  result.node_provider.assign(n, -1);
-  result.kernels.resize(n);
-  result.declines.resize(n);
-  result.host_inputs.assign(n, 0);
-  result.prepacked.assign(n, 0);
+  placement.declines.resize(n);
+  for (Node& node : graph.nodes) node.placed_on = -1;
   // Only device plugins keep shape math on the host; a CPU-only chain skips the analysis.
   bool any_device = false;
   for (ExecutionProvider* p : providers) any_device = any_device || p->keeps_shape_math_on_host();
-  const std::vector<bool> shape_nodes = any_device ? shape_computation_nodes(graph, order) : std::vector<bool>(n, false);
+  placement.shape_nodes = any_device ? shape_computation_nodes(graph, order) : std::vector<bool>(n, false);
 
-  EarlyConstantRelease release(graph, order);
-
-  // 1. Claims, in priority order.
   std::vector<NodeId> remaining = order;
   for (size_t p = 0; p < providers.size() && !remaining.empty(); ++p) {
     // Shape arithmetic stays on the host by design: its int64 results feed
@@ -142,68 +159,34 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
     // device would only add copies there and back.
     std::vector<NodeId> offered;
     for (NodeId id : remaining) {
-      if (providers[p]->keeps_shape_math_on_host() && shape_nodes[static_cast<size_t>(id)])
-        result.declines[static_cast<size_t>(id)].push_back(
-            {static_cast<int>(p),
-             "shape computation: it stays on the CPU by design (its small integer result feeds shape arguments "
-             "read on the host)",
-             true});
+      if (providers[p]->keeps_shape_math_on_host() && placement.shape_nodes[static_cast<size_t>(id)])
+        placement.declines[static_cast<size_t>(id)].push_back(shape_math_decline(p));
       else
         offered.push_back(id);
     }
-    auto take = [&](NodeClaim& c) {
-      const auto id = static_cast<size_t>(c.node);
-      if (c.claimed) {
-        result.node_provider[id] = static_cast<int>(p);
-        result.kernels[id] = std::move(c.kernel);
-        result.host_inputs[id] = c.host_inputs;
-        result.prepacked[id] = c.prepacked_inputs;
-      } else {
-        result.declines[id].push_back({static_cast<int>(p), std::move(c.reason)});
-      }
-    };
-    const bool last = p + 1 == providers.size();
-    const bool on_host = providers[p]->device().is_cpu();
-    if (last && on_host) {
-      // The last provider's claims are final as they come, so constants are
-      // released between one kernel's creation and the next: node by node.
-      // Only on the host: a device provider's readers keep their constants
-      // anyway (for the copy), and a plugin's claim has a per-call cost
-      // (it fingerprints the whole graph).
-      for (NodeId id : offered) {
-        std::vector<NodeClaim> one = providers[p]->claim(graph, std::span<const NodeId>(&id, 1));
-        for (NodeClaim& c : one) {
-          take(c);
-          if (c.claimed)
-            release.settle(graph.nodes[static_cast<size_t>(c.node)], result.prepacked[static_cast<size_t>(c.node)],
-                           on_host);
-        }
-      }
-    } else {
-      std::vector<NodeClaim> claims = providers[p]->claim(graph, offered);
-      for (NodeClaim& c : claims) take(c);
+    for (NodeSupport& a : providers[p]->capability(graph, offered)) {
+      const auto id = static_cast<size_t>(a.node);
+      if (a.supported) graph.nodes[id].placed_on = static_cast<int>(p);
+      else placement.declines[id].push_back({static_cast<int>(p), std::move(a.reason)});
     }
-    std::vector<NodeId> next;
     // Runs (in execution order) of this provider's nodes that are too short
-    // go on to the next provider.
+    // go on to the next provider. Nothing was created for them yet.
     if (options.min_partition_size > 1 && p + 1 < providers.size()) {
+      auto on_p = [&](size_t k) { return graph.nodes[static_cast<size_t>(order[k])].placed_on == static_cast<int>(p); };
       size_t start = 0;
       while (start < order.size()) {
-        if (result.node_provider[static_cast<size_t>(order[start])] != static_cast<int>(p)) {
+        if (!on_p(start)) {
           ++start;
           continue;
         }
         size_t end = start;
-        while (end < order.size() && result.node_provider[static_cast<size_t>(order[end])] == static_cast<int>(p)) ++end;
+        while (end < order.size() && on_p(end)) ++end;
         const auto length = static_cast<int>(end - start);
         if (length < options.min_partition_size) {
           for (size_t k = start; k < end; ++k) {
             const auto id = static_cast<size_t>(order[k]);
-            result.node_provider[id] = -1;
-            result.kernels[id].reset();
-            result.host_inputs[id] = 0;
-            result.prepacked[id] = 0;
-            result.declines[id].push_back(
+            graph.nodes[id].placed_on = -1;
+            placement.declines[id].push_back(
                 {static_cast<int>(p), "its partition would have " + std::to_string(length) +
                                           " node(s), fewer than min_partition_size " +
                                           std::to_string(options.min_partition_size)});
@@ -212,19 +195,78 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
         start = end;
       }
     }
-    for (NodeId id : order) {
-      const int owner = result.node_provider[static_cast<size_t>(id)];
-      if (owner < 0) next.push_back(id);
-      else if (owner == static_cast<int>(p) && !(last && on_host))  // kept past min_partition_size: final now
-        release.settle(graph.nodes[static_cast<size_t>(id)], result.prepacked[static_cast<size_t>(id)], on_host);
-    }
+    std::vector<NodeId> next;
+    for (NodeId id : remaining)
+      if (graph.nodes[static_cast<size_t>(id)].placed_on < 0) next.push_back(id);
     remaining = std::move(next);
   }
-  if (!remaining.empty()) {
-    const Node& node = graph.nodes[static_cast<size_t>(remaining[0])];
-    std::string more = remaining.size() > 1 ? " (and " + std::to_string(remaining.size() - 1) + " more nodes)" : "";
-    return not_implemented("no provider can run " + node.describe() + more + ": " +
-                           join_declines(result.declines[static_cast<size_t>(remaining[0])], providers));
+  if (!remaining.empty())
+    return no_provider_error(graph, remaining[0], remaining.size() - 1,
+                             placement.declines[static_cast<size_t>(remaining[0])], providers);
+  return placement;
+}
+
+Status rewrite_placed_nodes(Graph& graph, std::span<ExecutionProvider* const> providers, OptimizationLevel level,
+                            PassStats* stats) {
+  if (level == OptimizationLevel::kDisableAll) return ok_status();
+  for (size_t p = 0; p < providers.size(); ++p) {
+    const std::vector<std::string> names = providers[p]->rewrites();
+    if (names.empty()) continue;
+    SY_RETURN_IF_ERROR(run_provider_rewrites(graph, static_cast<int>(p), names, level, stats)
+                           .with_context(providers[p]->name() + "'s rewrites"));
+  }
+  return finish_rewrites(graph, level, stats);
+}
+
+Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionProvider* const> providers,
+                                              Placement placement) {
+  PartitionResult result;
+  SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
+  const size_t n = graph.nodes.size();
+  result.node_provider.assign(n, -1);
+  result.kernels.resize(n);
+  result.declines = std::move(placement.declines);
+  result.declines.resize(n);  // nodes the rewrites added have none
+  placement.shape_nodes.resize(n, false);
+  result.host_inputs.assign(n, 0);
+  result.prepacked.assign(n, 0);
+
+  // 1. Kernels, in execution order, one per live node, on the provider it
+  // was placed on. Each constant is released as soon as its last reader
+  // has its kernel (EarlyConstantRelease). A provider that fails to create
+  // a kernel declines the node after all: it goes to the next provider
+  // that can run it.
+  EarlyConstantRelease release(graph, order);
+  for (NodeId id : order) {
+    const auto k = static_cast<size_t>(id);
+    Node& node = graph.nodes[k];
+    size_t p = static_cast<size_t>(node.placed_on);
+    if (node.placed_on < 0) return fail(node.describe() + " was not placed");
+    while (true) {
+      Result<CreatedKernel> created = providers[p]->create_kernel(graph, id);
+      if (created.ok()) {
+        result.node_provider[k] = static_cast<int>(p);
+        result.kernels[k] = std::move(created->kernel);
+        result.host_inputs[k] = created->host_inputs;
+        result.prepacked[k] = created->prepacked_inputs;
+        break;
+      }
+      result.declines[k].push_back({static_cast<int>(p), created.status().message()});
+      size_t next = p + 1;
+      for (; next < providers.size(); ++next) {
+        if (providers[next]->keeps_shape_math_on_host() && placement.shape_nodes[k]) {
+          result.declines[k].push_back(shape_math_decline(next));
+          continue;
+        }
+        std::vector<NodeSupport> a = providers[next]->capability(graph, std::span<const NodeId>(&id, 1));
+        if (!a.empty() && a[0].supported) break;
+        result.declines[k].push_back({static_cast<int>(next), a.empty() ? "no answer" : std::move(a[0].reason)});
+      }
+      if (next == providers.size()) return no_provider_error(graph, id, 0, result.declines[k], providers);
+      p = next;
+      node.placed_on = static_cast<int>(p);
+    }
+    release.settle(node, result.prepacked[k], providers[p]->device().is_cpu());
   }
 
   // 2. Copies where a value is used on another device than where it lives.
@@ -332,6 +374,12 @@ Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvide
     result.partitions.back().nodes.push_back(id);
   }
   return result;
+}
+
+Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers,
+                                        const PartitionOptions& options) {
+  SY_ASSIGN_OR_RETURN(Placement placement, place_nodes(graph, providers, options));
+  return create_placed_kernels(graph, providers, std::move(placement));
 }
 
 }  // namespace sy

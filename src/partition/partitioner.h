@@ -1,7 +1,12 @@
-// The provider chain (DESIGN.md, "The provider interface"): providers in
-// priority order claim nodes; what a provider declines falls through to the
-// next one with that provider's reason. Then device copies are inserted
-// wherever a value crosses devices, and nodes are grouped into partitions.
+// The provider chain (DESIGN.md, "The provider interface"), in three steps:
+//   place_nodes            providers in priority order say which nodes they
+//                          can run; what one declines falls through to the
+//                          next with that provider's reason. No kernel yet.
+//   rewrite_placed_nodes   each provider's rewrites (its fusions) on the
+//                          nodes placed on it.
+//   create_placed_kernels  one kernel per node kept, on its provider; then
+//                          device copies wherever a value crosses devices,
+//                          and nodes grouped into partitions.
 #pragma once
 
 #include <memory>
@@ -10,6 +15,7 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "optimizer/optimizer.h"
 #include "providers/kernel.h"
 #include "providers/provider.h"
 #include "schema/fused.h"
@@ -41,6 +47,12 @@ struct Partition {
   std::vector<NodeId> nodes;
 };
 
+// What placement decided. The provider of each node is in Node::placed_on.
+struct Placement {
+  std::vector<std::vector<Decline>> declines;  // per NodeId
+  std::vector<bool> shape_nodes;               // per NodeId: shape arithmetic kept on the host
+};
+
 struct PartitionResult {
   // Per NodeId of the (rewritten) graph; removed nodes have provider -1.
   std::vector<int> node_provider;
@@ -54,9 +66,6 @@ struct PartitionResult {
   int num_constant_copies = 0; // of which copy an initializer (done once)
 };
 
-// Assigns every live node of `graph` to a provider and inserts copies.
-// Fails, naming the node and every provider's reason, when no provider can
-// run a node.
 struct PartitionOptions {
   // Runs of fewer nodes than this on a provider that is not the last one
   // are handed to the next provider instead: a tiny partition costs more in
@@ -69,6 +78,24 @@ struct PartitionOptions {
 // offered them.
 std::vector<bool> shape_computation_nodes(const Graph& graph, std::span<const NodeId> order);
 
+// Places every live node of `graph` on a provider (Node::placed_on). Fails,
+// naming the node and every provider's reason, when no provider can run a
+// node.
+Result<Placement> place_nodes(Graph& graph, std::span<ExecutionProvider* const> providers,
+                              const PartitionOptions& options = {});
+
+// Runs each provider's rewrites (ExecutionProvider::rewrites()) on the
+// nodes placed on it, then optimizer/provider_rewrites.h's finish_rewrites().
+Status rewrite_placed_nodes(Graph& graph, std::span<ExecutionProvider* const> providers, OptimizationLevel level,
+                            PassStats* stats = nullptr);
+
+// Creates the kernels of a placed graph, inserts the copies and groups the
+// partitions. A node whose kernel its provider fails to create goes to the
+// next provider that can run it; fails like place_nodes when none can.
+Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionProvider* const> providers,
+                                              Placement placement);
+
+// place_nodes then create_placed_kernels, without rewrites.
 Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers,
                                         const PartitionOptions& options = {});
 

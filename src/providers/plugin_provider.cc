@@ -251,32 +251,56 @@ class PluginProvider final : public ExecutionProvider {
   Device device() const override { return device_; }
   Allocator* allocator() override { return &allocator_; }
 
-  std::vector<NodeClaim> claim(const Graph& graph, std::span<const NodeId> candidates) override {
-    std::vector<NodeClaim> claims;
-    const std::string model_key = graph_key(graph);
+  std::vector<NodeSupport> capability(const Graph& graph, std::span<const NodeId> candidates) override {
+    std::vector<NodeSupport> answers;
     for (NodeId id : candidates) {
-      NodeClaim c;
-      c.node = id;
+      NodeSupport a;
+      a.node = id;
       const Node& node = graph.nodes[static_cast<size_t>(id)];
       if (!availability_.available) {
-        c.reason = "provider unavailable: " + availability_.reason;
-        claims.push_back(std::move(c));
+        a.reason = "provider unavailable: " + availability_.reason;
+        answers.push_back(std::move(a));
         continue;
       }
-      sy_node handle{&graph, &node, node.describe(), model_key};
-      sy_kernel* kernel = nullptr;
-      uint64_t host_inputs = 0;
+      sy_node handle = node_handle(graph, node);
       char reason[kMessageSize] = {};
-      if (api_->create_kernel(p_, &handle, &kernel, &host_inputs, reason, sizeof reason) && kernel != nullptr) {
-        c.claimed = true;
-        c.kernel = std::make_unique<PluginKernel>(api_, p_, kernel);
-        c.host_inputs = host_inputs;
+      if (api_->supports != nullptr) {
+        a.supported = api_->supports(p_, &handle, reason, sizeof reason) != 0;
       } else {
-        c.reason = reason[0] ? reason : "declined by " + name();
+        // A plugin without supports(): its answer is whether it creates a
+        // kernel, which is thrown away; the kept nodes get theirs later.
+        sy_kernel* kernel = nullptr;
+        uint64_t host_inputs = 0;
+        a.supported = api_->create_kernel(p_, &handle, &kernel, &host_inputs, reason, sizeof reason) != 0 &&
+                      kernel != nullptr;
+        if (kernel != nullptr) api_->kernel_destroy(p_, kernel);
       }
-      claims.push_back(std::move(c));
+      if (!a.supported) a.reason = reason[0] ? reason : "declined by " + name();
+      answers.push_back(std::move(a));
     }
-    return claims;
+    return answers;
+  }
+
+  std::vector<std::string> rewrites() const override {
+    std::vector<std::string> names;
+    if (api_->rewrites != nullptr)
+      for (const char* const* n = api_->rewrites; *n != nullptr; ++n) names.emplace_back(*n);
+    return names;
+  }
+
+  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId id) override {
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    if (!availability_.available) return Status(StatusCode::kUnavailable, name() + " is unavailable: " + availability_.reason);
+    sy_node handle = node_handle(graph, node);
+    sy_kernel* kernel = nullptr;
+    uint64_t host_inputs = 0;
+    char reason[kMessageSize] = {};
+    if (!api_->create_kernel(p_, &handle, &kernel, &host_inputs, reason, sizeof reason) || kernel == nullptr)
+      return not_implemented(reason[0] ? reason : "declined by " + name());
+    CreatedKernel created;
+    created.kernel = std::make_unique<PluginKernel>(api_, p_, kernel);
+    created.host_inputs = host_inputs;
+    return created;
   }
 
   Status copy_to_host(const Tensor& src, Tensor& dst) const override { return copy(src, dst, api_->copy_to_host); }
@@ -313,11 +337,21 @@ class PluginProvider final : public ExecutionProvider {
   }
   static Device to_device(sy_device d) { return Device{static_cast<DeviceType>(d.type), d.id}; }
 
+  // The handle a plugin sees for `node`. The model key is computed once,
+  // on the graph as placement first sees it, and then kept: the key names
+  // the model, and fingerprinting the whole graph per node would cost
+  // O(nodes^2) per session.
+  sy_node node_handle(const Graph& graph, const Node& node) {
+    if (model_key_.empty()) model_key_ = graph_key(graph);
+    return sy_node{&graph, &node, node.describe(), model_key_};
+  }
+
   const sy_provider_api* api_;
   sy_provider* p_;
   Device device_;
   PluginAllocator allocator_;
   Availability availability_;
+  std::string model_key_;
 };
 
 }  // namespace

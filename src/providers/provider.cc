@@ -33,37 +33,31 @@ Status ExecutionProvider::copy_on_device(const Tensor& src, Tensor& dst) const {
 
 std::string RegistryProvider::decline_reason(const Graph&, const Node&) const { return {}; }
 
-std::vector<NodeClaim> RegistryProvider::claim(const Graph& graph, std::span<const NodeId> candidates) {
-  std::vector<NodeClaim> claims;
-  claims.reserve(candidates.size());
+std::vector<NodeSupport> RegistryProvider::capability(const Graph& graph, std::span<const NodeId> candidates) {
+  std::vector<NodeSupport> answers;
+  answers.reserve(candidates.size());
   for (NodeId id : candidates) {
-    NodeClaim c;
-    c.node = id;
+    NodeSupport a;
+    a.node = id;
     const Node& node = graph.nodes[static_cast<size_t>(id)];
-    std::string reason = decline_reason(graph, node);
-    if (!reason.empty()) {
-      c.reason = std::move(reason);
-      claims.push_back(std::move(c));
-      continue;
-    }
-    const KernelDef* def = registry_.find(graph, node, reason);
-    if (def == nullptr) {
-      c.reason = std::move(reason);
-      claims.push_back(std::move(c));
-      continue;
-    }
-    KernelCreateContext ctx(graph, node);
-    auto kernel = def->create(ctx);
-    if (!kernel.ok()) {
-      c.reason = kernel.status().message();
-    } else {
-      c.claimed = true;
-      c.kernel = std::move(kernel).value();
-      c.prepacked_inputs = ctx.prepacked();
-    }
-    claims.push_back(std::move(c));
+    a.reason = decline_reason(graph, node);
+    if (a.reason.empty()) a.supported = registry_.find(graph, node, a.reason) != nullptr;
+    answers.push_back(std::move(a));
   }
-  return claims;
+  return answers;
+}
+
+Result<CreatedKernel> RegistryProvider::create_kernel(const Graph& graph, NodeId id) {
+  const Node& node = graph.nodes[static_cast<size_t>(id)];
+  std::string reason;
+  const KernelDef* def = registry_.find(graph, node, reason);
+  if (def == nullptr) return not_implemented(reason);
+  KernelCreateContext ctx(graph, node);
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, def->create(ctx));
+  CreatedKernel created;
+  created.kernel = std::move(kernel);
+  created.prepacked_inputs = ctx.prepacked();
+  return created;
 }
 
 }  // namespace sy

@@ -1,7 +1,8 @@
 // ExecutionProvider: one entry of the provider chain (DESIGN.md, "The
-// provider interface"). A provider says whether it can load here, claims
-// the nodes it can run (creating their kernels), and declines the rest with
-// a reason a person can act on.
+// provider interface"). A provider says whether it can load here, which
+// nodes it can run (declining the rest with a reason a person can act on),
+// rewrites the nodes placed on it (its fusions), and only then creates
+// kernels, for exactly the nodes it keeps.
 #pragma once
 
 #include <memory>
@@ -23,12 +24,16 @@ struct Availability {
   std::string fix;     // what to do about it
 };
 
-// A provider's answer for one node.
-struct NodeClaim {
+// A provider's answer for one node, before any kernel exists.
+struct NodeSupport {
   NodeId node = kNoNode;
-  bool claimed = false;
-  std::string reason;              // when declined
-  std::unique_ptr<Kernel> kernel;  // when claimed
+  bool supported = false;
+  std::string reason;  // when not
+};
+
+// A kernel made for a node placed on the provider.
+struct CreatedKernel {
+  std::unique_ptr<Kernel> kernel;
   // Bit i: the kernel reads input i from host memory (a shape argument),
   // so the partitioner keeps or copies that input on the host.
   uint64_t host_inputs = 0;
@@ -48,10 +53,21 @@ class ExecutionProvider {
   virtual Device device() const = 0;
   virtual Allocator* allocator() = 0;
 
-  // For each candidate, either claim it (and create its kernel) or decline
-  // it with a reason. Called once per session with nodes no provider ahead
-  // of this one claimed.
-  virtual std::vector<NodeClaim> claim(const Graph& graph, std::span<const NodeId> candidates) = 0;
+  // For each candidate, whether this provider can run it, or the reason it
+  // cannot. Creates nothing. Called once per session with the nodes no
+  // provider ahead of this one took (and again for a node whose kernel a
+  // provider ahead failed to create).
+  virtual std::vector<NodeSupport> capability(const Graph& graph, std::span<const NodeId> candidates) = 0;
+
+  // After placement: the names of the provider rewrites
+  // (optimizer/provider_rewrites.h) its kernels implement, which run on the
+  // nodes placed on it. None by default.
+  virtual std::vector<std::string> rewrites() const { return {}; }
+
+  // The kernel for a node placed on this provider (after its rewrites, so
+  // possibly a fused op it asked for). An error declines the node after
+  // all; it then goes to the next provider with that error as the reason.
+  virtual Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node) = 0;
 
   // Copies between this provider's device and host memory. `dst` is already
   // allocated with src's dtype and shape. The CPU provider never needs them.
@@ -73,11 +89,13 @@ class ExecutionProvider {
   virtual std::string describe() const { return {}; }
 };
 
-// A provider whose claims come from a KernelRegistry: find the def, check
-// types, create the kernel; every failure becomes the decline reason.
+// A provider whose answers come from a KernelRegistry: capability finds the
+// def and checks types; create_kernel runs the def's factory, whose
+// failures (an attribute it does not handle) decline the node after all.
 class RegistryProvider : public ExecutionProvider {
  public:
-  std::vector<NodeClaim> claim(const Graph& graph, std::span<const NodeId> candidates) override;
+  std::vector<NodeSupport> capability(const Graph& graph, std::span<const NodeId> candidates) override;
+  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node) override;
   const KernelRegistry& registry() const { return registry_; }
 
  protected:

@@ -68,15 +68,13 @@ class UnavailableProvider final : public ExecutionProvider {
   Availability availability() const override { return why_; }
   Device device() const override { return kCpuDevice; }
   Allocator* allocator() override { return cpu_allocator(); }
-  std::vector<NodeClaim> claim(const Graph&, std::span<const NodeId> candidates) override {
-    std::vector<NodeClaim> claims;
-    for (NodeId id : candidates) {
-      NodeClaim c;
-      c.node = id;
-      c.reason = "provider unavailable: " + why_.reason;
-      claims.push_back(std::move(c));
-    }
-    return claims;
+  std::vector<NodeSupport> capability(const Graph&, std::span<const NodeId> candidates) override {
+    std::vector<NodeSupport> answers;
+    for (NodeId id : candidates) answers.push_back({id, false, "provider unavailable: " + why_.reason});
+    return answers;
+  }
+  Result<CreatedKernel> create_kernel(const Graph&, NodeId) override {
+    return Status(StatusCode::kUnavailable, name_ + " is unavailable: " + why_.reason);
   }
 
  private:

@@ -356,18 +356,9 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   for (ValueId v : graph.inputs) s->input_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
   for (ValueId v : graph.outputs) s->output_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));
 
-  OptimizerOptions optimizer_options;
-  optimizer_options.cpu_only = true;
-  for (const ProviderRequest& r : options.providers) {
-    Result<std::string> name = canonical_provider_name(r.name);
-    if (!name.ok() || *name != "CPUExecutionProvider") optimizer_options.cpu_only = false;
-  }
-  SY_RETURN_IF_ERROR(optimize(graph, options.optimization_level, nullptr, optimizer_options).with_context(where));
-  // Written before partitioning, which adds device copies that belong to
-  // this session's providers, not to the model.
-  if (!options.optimized_model_path.empty())
-    SY_RETURN_IF_ERROR(save_model(model, graph, options.optimized_model_path, s->overridable)
-                           .with_context("writing the optimized model to " + options.optimized_model_path));
+  // Generic passes, on the whole graph; each provider's own rewrites run
+  // after placement, below.
+  SY_RETURN_IF_ERROR(optimize(graph, options.optimization_level).with_context(where));
 
   // The provider chain. CPU is always the last resort.
   std::vector<ProviderRequest> requests = options.providers;
@@ -408,7 +399,15 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
 
   PartitionOptions partition_options;
   partition_options.min_partition_size = options.min_partition_size;
-  SY_ASSIGN_OR_RETURN(s->partition, partition_graph(graph, s->chain, partition_options));
+  SY_ASSIGN_OR_RETURN(Placement placement, place_nodes(graph, s->chain, partition_options));
+  SY_RETURN_IF_ERROR(rewrite_placed_nodes(graph, s->chain, options.optimization_level).with_context(where));
+  // Written before kernels and copies exist: the copies belong to this
+  // session's devices, not to the model. The providers' fused ops are in
+  // (com.switchyard), so the saved model needs no optimizing again.
+  if (!options.optimized_model_path.empty())
+    SY_RETURN_IF_ERROR(save_model(model, graph, options.optimized_model_path, s->overridable)
+                           .with_context("writing the optimized model to " + options.optimized_model_path));
+  SY_ASSIGN_OR_RETURN(s->partition, create_placed_kernels(graph, s->chain, std::move(placement)));
   SY_ASSIGN_OR_RETURN(s->plan, build_execution_plan(graph, s->partition, s->chain, s->kernels));
   release_unread_constants(*s, graph);
   // Placement limits first: when one is set, its message is the precise one.

@@ -63,8 +63,9 @@ TEST(CudaModelCoverageTest, ShapeOpsAreNotClaimed) {
 }
 
 TEST(CudaModelCoverageTest, FusedMatMulIsLeftToTheCpu) {
-  // Only the CPU implements FusedMatMul (optimize() makes it for CPU-only
-  // sessions): the partitioner's "no CUDA kernel" is its reason here.
+  // Only the CPU implements FusedMatMul (the CUDA provider does not ask for
+  // the matmul_epilogue rewrite): a FusedMatMul in a saved optimized model
+  // falls to the CPU with "no CUDA kernel" as its reason.
   EXPECT_FALSE(has_kernel({"FusedMatMul", 1, DataType::kFloat, "com.switchyard"}));
 }
 

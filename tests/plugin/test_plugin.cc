@@ -136,6 +136,9 @@ const sy_provider_api kApi = {
     SY_PROVIDER_ABI_VERSION, sizeof(sy_provider_api), "TestPluginExecutionProvider", "testplugin",
     create, destroy, availability, device, allocate, deallocate, nullptr,
     copy_to_host, copy_from_host, copy_on_device, create_kernel, kernel_run, kernel_destroy, nullptr, describe,
+    // No supports(): the core's fallback asks create_kernel at placement.
+    // No rewrites.
+    nullptr, nullptr,
 };
 
 }  // namespace

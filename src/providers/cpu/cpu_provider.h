@@ -1,6 +1,7 @@
 // The CPU provider: always available, runs every op Switchyard implements.
 #pragma once
 
+#include "optimizer/provider_rewrites.h"
 #include "providers/provider.h"
 
 namespace sy::cpu {
@@ -13,6 +14,8 @@ class CpuProvider final : public RegistryProvider {
   Availability availability() const override { return {}; }
   Device device() const override { return kCpuDevice; }
   Allocator* allocator() override { return cpu_allocator(); }
+  // Every provider rewrite: the CPU has a kernel for each op they make.
+  std::vector<std::string> rewrites() const override { return all_provider_rewrite_names(); }
 };
 
 // The CPU kernel table, shared by CpuProvider and by providers (the

@@ -278,14 +278,14 @@ Status CudaProvider::synchronize() {
   return cuda_status(cudaStreamSynchronize(stream_), "waiting for the GPU");
 }
 
-Status CudaProvider::create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs) {
+Status CudaProvider::find_kernel(const sy_node* node, const CudaKernelDef*& found) {
   SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
   KernelCreateInfo info(host_, node, this);
   const std::string op = info.op_type(), domain = info.domain();
   const int version = info.since_version();
   if (info.num_inputs() > kMaxKernelInputs)
     return not_implemented("more than " + std::to_string(kMaxKernelInputs) + " inputs");
-  const CudaKernelDef* found = nullptr;
+  found = nullptr;
   std::string versions, type_reason;
   for (const CudaKernelDef& def : cuda_kernel_table()) {
     if (op != def.op_type || domain != def.domain) continue;
@@ -308,6 +308,13 @@ Status CudaProvider::create_kernel(const sy_node* node, std::unique_ptr<CudaKern
     if (versions.empty()) return not_implemented("no CUDA kernel for " + (domain.empty() ? "" : domain + ".") + op);
     return not_implemented("no CUDA kernel for " + op + " version " + std::to_string(version) + " (have " + versions + ")");
   }
+  return ok_status();
+}
+
+Status CudaProvider::create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs) {
+  const CudaKernelDef* found = nullptr;
+  SY_CUDA_RETURN_IF_ERROR(find_kernel(node, found));
+  KernelCreateInfo info(host_, node, this);
   Status status;
   kernel = found->create(info, status);
   if (!status.ok()) return status;

@@ -51,6 +51,9 @@ class CudaProvider {
   Status copy_on_device(const sy_tensor& src, sy_tensor& dst);
   Status synchronize();
   // Claims a node: a kernel, or the reason it declines.
+  // The kernel def that runs `node`, or a NotImplemented status saying why
+  // none does. Creates nothing (the ABI's supports()).
+  Status find_kernel(const sy_node* node, const CudaKernelDef*& found);
   Status create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs);
   // Device, memory, driver and library facts, one per line.
   std::string describe() const;

@@ -111,6 +111,23 @@ int api_create_kernel(sy_provider* p, const sy_node* node, sy_kernel** kernel, u
   return claimed;
 }
 
+int api_supports(sy_provider* p, const sy_node* node, char* reason, size_t reason_size) {
+  int supported = 0;
+  guarded(reason, reason_size, [&] {
+    const CudaKernelDef* found = nullptr;
+    Status st = p->impl->find_kernel(node, found);
+    if (!st.ok()) return report(st, reason, reason_size);
+    supported = 1;
+    return 0;
+  });
+  return supported;
+}
+
+// The core's rewrites whose op the CUDA kernels run: FusedConv with a
+// residual and an activation (NCHW; conv.cu). The CPU-only ones
+// (blocked layout, FusedMatMul, FusedAttention) are not asked for.
+constexpr const char* kRewrites[] = {"conv_residual", "conv_activation", nullptr};
+
 int api_kernel_run(sy_provider* p, sy_kernel* kernel, sy_kernel_context* ctx, char* error, size_t error_size) {
   return guarded(error, error_size, [&] {
     // Several sessions may drive several GPUs from one thread.
@@ -153,6 +170,8 @@ const sy_provider_api kApi = {
     api_kernel_destroy,
     api_synchronize,
     api_describe,
+    api_supports,
+    kRewrites,
 };
 
 }  // namespace

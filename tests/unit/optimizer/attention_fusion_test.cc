@@ -152,8 +152,8 @@ std::vector<std::pair<std::string, Tensor>> attention_feeds() {
           {"cond", cond_t}};
 }
 
-int attention_fusions(const ModelBuilder& b, Graph* out = nullptr, bool cpu_only = true) {
-  return optimize_and_count(b, OptimizationLevel::kAll, cpu_only, &PassStats::attentions_fused, out);
+int attention_fusions(const ModelBuilder& b, Graph* out = nullptr, bool cpu_rewrites = true) {
+  return optimize_and_count(b, OptimizationLevel::kAll, cpu_rewrites, &PassStats::attentions_fused, out);
 }
 
 int count_ops(const Graph& g, const std::string& op_type) {
@@ -323,7 +323,7 @@ TEST(AttentionFusionTest, LeavesAloneWhatIsNotThatAttention) {
 
 TEST(AttentionFusionTest, OnlyForSessionsThatRunOnTheCpuAlone) {
   Graph g;
-  EXPECT_EQ(attention_fusions(attention_model({"BERT"}), &g, /*cpu_only=*/false), 0);
+  EXPECT_EQ(attention_fusions(attention_model({"BERT"}), &g, /*cpu_rewrites=*/false), 0);
   EXPECT_EQ(count_ops(g, "Softmax"), 1);
   EXPECT_EQ(count_ops(g, "FusedAttention"), 0);
 }

@@ -75,9 +75,9 @@ ModelBuilder block_model(const Block& c, std::vector<int64_t>* y_shape) {
   return b;
 }
 
-int marked(const Block& c, bool cpu_only = true, Graph* g = nullptr) {
+int marked(const Block& c, bool cpu_rewrites = true, Graph* g = nullptr) {
   std::vector<int64_t> ys;
-  return optimize_and_count(block_model(c, &ys), OptimizationLevel::kAll, cpu_only, &PassStats::conv_layouts_blocked,
+  return optimize_and_count(block_model(c, &ys), OptimizationLevel::kAll, cpu_rewrites, &PassStats::conv_layouts_blocked,
                             g);
 }
 
@@ -110,7 +110,7 @@ TEST(ConvBlockedLayoutTest, ExpansionAndDepthwiseAreMarkedAndAgree) {
 }
 
 TEST(ConvBlockedLayoutTest, OnlyCpuOnlyWholeBlocksOfA1x1IntoADepthwise) {
-  EXPECT_EQ(marked(Block{}, /*cpu_only=*/false), 0);
+  EXPECT_EQ(marked(Block{}, /*cpu_rewrites=*/false), 0);
   Block odd;
   odd.channels = 24;  // not whole blocks of 16
   EXPECT_EQ(marked(odd), 0);

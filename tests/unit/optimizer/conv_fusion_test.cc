@@ -223,7 +223,7 @@ TEST(ConvFusionTest, ConvBatchNormReluBecomesOneConv) {
   chain.output("y", DataType::kFloat, {1, 4, 6, 6});
   Graph g = load_resolved(chain);
   PassStats stats;
-  ASSERT_TRUE(optimize(g, OptimizationLevel::kExtended, &stats).ok());
+  ASSERT_TRUE(optimize_for_cpu(g, OptimizationLevel::kExtended, &stats).ok());
   EXPECT_EQ(stats.conv_bn_fused, 1);
   EXPECT_EQ(stats.conv_activations_fused, 1);
   EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedConv"}));

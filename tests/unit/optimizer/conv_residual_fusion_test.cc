@@ -65,7 +65,7 @@ TEST(ConvResidualFusionTest, AddAndReluJoinTheConvOnEveryPath) {
     const ModelBuilder b = residual_model(c, &ys);
     Graph g = load_resolved(b);
     PassStats stats;
-    ASSERT_TRUE(optimize(g, OptimizationLevel::kExtended, &stats).ok());
+    ASSERT_TRUE(optimize_for_cpu(g, OptimizationLevel::kExtended, &stats).ok());
     EXPECT_EQ(stats.conv_residuals_fused, 1);
     EXPECT_EQ(stats.conv_activations_fused, c.relu ? 1 : 0);
     EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"FusedConv"}));

@@ -165,11 +165,11 @@ TEST(ReshapeCollapseTest, RuntimeShapeKeepsBoth) {
 TEST(LayoutPassesTest, OnlyLevelAllRunsThem) {
   ModelBuilder b = transpose_pair({0, 2, 1}, {0, 2, 1}, {2, 3, 4});
   Graph extended = load_resolved(b);
-  ASSERT_TRUE(optimize(extended, OptimizationLevel::kExtended).ok());
+  ASSERT_TRUE(optimize_for_cpu(extended, OptimizationLevel::kExtended).ok());
   EXPECT_EQ(extended.num_live_nodes(), 3u);
   Graph all = load_resolved(b);
   PassStats stats;
-  ASSERT_TRUE(optimize(all, OptimizationLevel::kAll, &stats).ok());
+  ASSERT_TRUE(optimize_for_cpu(all, OptimizationLevel::kAll, &stats).ok());
   EXPECT_EQ(stats.transposes_removed, 2);
   EXPECT_EQ(all.num_live_nodes(), 1u);
 }

@@ -42,7 +42,7 @@ using Feeds = std::vector<std::pair<std::string, Tensor>>;
 void expect_fused_matches_unfused(const std::string& name, const ModelBuilder& b, const Inputs& inputs,
                                   int PassStats::*counter, const Feeds& fixed = {}) {
   SCOPED_TRACE(name);
-  EXPECT_GT(optimize_and_count(b, OptimizationLevel::kAll, /*cpu_only=*/true, counter), 0) << "nothing fused";
+  EXPECT_GT(optimize_and_count(b, OptimizationLevel::kAll, /*cpu_rewrites=*/true, counter), 0) << "nothing fused";
   Feeds feeds = fixed;
   uint32_t seed = 11;
   for (const auto& [input, shape] : inputs) feeds.emplace_back(input, hostile_tensor(shape, seed++));

@@ -1,6 +1,7 @@
 // Graph passes, each alone on a loaded graph, and the whole optimizer
 // through a Session compared with an unoptimized one.
 #include "optimizer/optimizer.h"
+#include "optimizer/provider_rewrites.h"
 
 #include <gtest/gtest.h>
 
@@ -295,7 +296,7 @@ TEST(OptimizerTest, OptimizeCountsAndCompacts) {
   b.output("y", DataType::kFloat, {2, 2});
   Graph g = load_resolved(b);
   PassStats stats;
-  ASSERT_TRUE(optimize(g, OptimizationLevel::kAll, &stats).ok());
+  ASSERT_TRUE(optimize_for_cpu(g, OptimizationLevel::kAll, &stats).ok());
   EXPECT_EQ(stats.folded, 1);
   EXPECT_EQ(stats.identities_removed, 1);
   EXPECT_EQ(stats.dead_removed, 1);

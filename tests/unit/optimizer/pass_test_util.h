@@ -15,6 +15,7 @@
 #include "model/loader.h"
 #include "model/resolve.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/provider_rewrites.h"
 #include "switchyard/session.h"
 #include "testing/model_builder.h"
 #include "testing/node_test.h"
@@ -50,16 +51,15 @@ inline Tensor sample_tensor(const Shape& shape, uint32_t seed, float scale = 1.0
   return make_tensor<float>(shape, v);
 }
 
-// Optimizes the built model at `level` with the session's CPU-only flag as
-// given, hands the graph back when asked, and returns the pass counter
-// `counter` (-1 when optimize() failed).
-inline int optimize_and_count(const ModelBuilder& b, OptimizationLevel level, bool cpu_only, int PassStats::*counter,
-                              Graph* out = nullptr) {
+// Optimizes the built model at `level`, with the CPU provider's rewrites
+// (as a session whose nodes all run on the CPU) or only the generic passes
+// (as before placement), hands the graph back when asked, and returns the
+// pass counter `counter` (-1 when optimizing failed).
+inline int optimize_and_count(const ModelBuilder& b, OptimizationLevel level, bool cpu_rewrites,
+                              int PassStats::*counter, Graph* out = nullptr) {
   Graph g = load_resolved(b);
   PassStats stats;
-  OptimizerOptions options;
-  options.cpu_only = cpu_only;
-  const Status status = optimize(g, level, &stats, options);
+  const Status status = cpu_rewrites ? optimize_for_cpu(g, level, &stats) : optimize(g, level, &stats);
   EXPECT_TRUE(status.ok()) << status.to_string();
   if (out != nullptr) *out = std::move(g);
   return status.ok() ? stats.*counter : -1;

@@ -95,18 +95,23 @@ TEST(TestProviderTest, KernelsRejectHostMemory) {
   Graph g = load_resolved(b);
   TestProvider test({"Relu"});
   const NodeId ids[] = {node_named(g, "relu"), node_named(g, "shape")};
-  std::vector<NodeClaim> claims = test.claim(g, ids);
-  ASSERT_EQ(claims.size(), 2u);
-  ASSERT_TRUE(claims[0].claimed) << claims[0].reason;
-  EXPECT_FALSE(claims[1].claimed);
-  EXPECT_EQ(claims[1].reason, "op Shape not supported by the test provider");
+  std::vector<NodeSupport> answers = test.capability(g, ids);
+  ASSERT_EQ(answers.size(), 2u);
+  ASSERT_TRUE(answers[0].supported) << answers[0].reason;
+  EXPECT_FALSE(answers[1].supported);
+  EXPECT_EQ(answers[1].reason, "op Shape not supported by the test provider");
+  EXPECT_EQ(test.kernels_created(), 0);  // answering creates nothing
+  Result<CreatedKernel> created = test.create_kernel(g, ids[0]);
+  ASSERT_TRUE(created.ok()) << created.status().to_string();
+  EXPECT_EQ(test.kernels_created(), 1);
+  const Kernel& kernel = *created->kernel;
 
   ThreadPool pool(1);
   const Node& relu = g.nodes[static_cast<size_t>(ids[0])];
   Tensor host = make_tensor<float>({2}, {-1, 1});
   const Tensor* host_inputs[] = {&host};
   OwningKernelContext host_ctx(relu, host_inputs, &pool);
-  Status st = claims[0].kernel->run(host_ctx);
+  Status st = kernel.run(host_ctx);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("a device copy is missing"), std::string::npos) << st.to_string();
 
@@ -115,7 +120,7 @@ TEST(TestProviderTest, KernelsRejectHostMemory) {
   EXPECT_EQ(dev.device(), kSimulatedDevice);
   const Tensor* dev_inputs[] = {&dev};
   OwningKernelContext dev_ctx(relu, dev_inputs, &pool);
-  st = claims[0].kernel->run(dev_ctx);
+  st = kernel.run(dev_ctx);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("output 0 was allocated on cpu"), std::string::npos) << st.to_string();
   EXPECT_EQ(test.kernel_runs(), 1);
@@ -135,10 +140,10 @@ TEST(TestProviderTest, DeclinesConfiguredDtype) {
   Graph g = load_resolved(add_relu_shape_mul());
   TestProvider test({"Add", "Mul"}, DataType::kInt64);
   const NodeId ids[] = {node_named(g, "add"), node_named(g, "mul")};
-  std::vector<NodeClaim> claims = test.claim(g, ids);
-  EXPECT_TRUE(claims[0].claimed) << claims[0].reason;
-  EXPECT_FALSE(claims[1].claimed);
-  EXPECT_EQ(claims[1].reason, "int64 not supported by the test provider");
+  std::vector<NodeSupport> answers = test.capability(g, ids);
+  EXPECT_TRUE(answers[0].supported) << answers[0].reason;
+  EXPECT_FALSE(answers[1].supported);
+  EXPECT_EQ(answers[1].reason, "int64 not supported by the test provider");
 }
 
 // ---- partition_graph on a Graph built by hand -----------------------------------
@@ -549,39 +554,88 @@ ModelBuilder conv_relu_mul() {
   return b;
 }
 
-TEST(PartitionerSessionTest, AProviderWithoutFusedOpsDeclinesThemWithAReason) {
-  // The test provider runs Conv, Relu and Mul but knows no com.switchyard
-  // op: the FusedConv falls through to the CPU with its reason, instead
-  // of running as a Conv without its Relu.
-  SessionOptions o = test_then_cpu({{"ops", "Conv,Relu,Mul"}});
-  auto s = make_session(conv_relu_mul(), o);
-  ASSERT_NE(s, nullptr);
-  const NodeAssignment* fused = nullptr;
-  for (const NodeAssignment& a : s->assignment())
-    if (a.op_type == "FusedConv") fused = &a;
-  ASSERT_NE(fused, nullptr) << s->assignment_report();
-  EXPECT_EQ(fused->provider, "CPUExecutionProvider");
-  ASSERT_EQ(fused->declined.size(), 1u);
-  EXPECT_EQ(fused->declined[0].provider, "TestExecutionProvider");
-  EXPECT_EQ(fused->declined[0].reason, "op FusedConv not supported by the test provider");
-  // Copies are not model nodes; the FusedConv is one.
-  EXPECT_EQ(s->placement().nodes_per_provider, (std::map<std::string, int>{{"CPUExecutionProvider", 1},
-                                                                           {"TestExecutionProvider", 1}}));
+// The ops of a session's assignment, in execution order, as "provider:op"
+// with the provider's short name, copies left out.
+std::vector<std::string> placed_ops(const Session& s) {
+  std::vector<std::string> ops;
+  for (const NodeAssignment& a : s.assignment()) {
+    if (a.op_type.rfind("Memcpy", 0) == 0) continue;
+    ops.push_back((a.provider == "CPUExecutionProvider" ? "cpu:" : "test:") + a.op_type);
+  }
+  return ops;
+}
 
-  // The same outputs as the unfused model, which runs wholly on the test
-  // provider (the CPU kernels on the simulated device).
-  const Tensor x = make_tensor<float>({1, 2, 4, 4}, std::vector<float>{-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3,
-                                                                       -3, 4, -4, 5, -5, 1, 2, 3, 4, -1, -2, -3, -4,
-                                                                       0.5, 0.25, 0, -0.25, 6, -6, 7, -7});
-  auto y = s->run({{"x", x}});
-  ASSERT_TRUE(y.ok()) << y.status().to_string();
+const Tensor& conv_relu_mul_input() {
+  static const Tensor x = make_tensor<float>({1, 2, 4, 4}, std::vector<float>{-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2,
+                                                                            2.5, 3, -3, 4, -4, 5, -5, 1, 2, 3, 4,
+                                                                            -1, -2, -3, -4, 0.5, 0.25, 0, -0.25, 6,
+                                                                            -6, 7, -7});
+  return x;
+}
+
+// The unfused model on the CPU alone: the answer every placement must give.
+Tensor conv_relu_mul_reference() {
+  SessionOptions o;
   o.optimization_level = OptimizationLevel::kDisableAll;
-  auto unfused = make_session(conv_relu_mul(), o);
-  ASSERT_NE(unfused, nullptr);
-  EXPECT_EQ(unfused->providers(), (std::vector<std::string>{"TestExecutionProvider"}));
-  auto want = unfused->run({{"x", x}});
-  ASSERT_TRUE(want.ok()) << want.status().to_string();
-  expect_tensor_eq((*y)[0], (*want)[0]);
+  o.intra_op_threads = 1;
+  auto s = make_session(conv_relu_mul(), o);
+  EXPECT_NE(s, nullptr);
+  auto y = s->run({{"x", conv_relu_mul_input()}});
+  EXPECT_TRUE(y.ok()) << y.status().to_string();
+  return (*y)[0];
+}
+
+TEST(PartitionerSessionTest, FusionsRunAfterPlacementForTheProvidersThatAskForThem) {
+  const Tensor want = conv_relu_mul_reference();
+  struct Case {
+    const char* test_ops;  // what the test provider runs
+    std::vector<std::string> placed;
+  };
+  const Case cases[] = {
+      // It knows no FusedConv, so it asks for no Conv fusion: its Conv and
+      // Relu stay two nodes on it, and nothing falls through to the CPU.
+      {"Conv,Relu,Mul", {"test:Conv", "test:Relu", "test:Mul"}},
+      // It runs FusedConv and asks for the Conv fusions (as CUDA does).
+      {"Conv,Relu,Mul,FusedConv", {"test:FusedConv", "test:Mul"}},
+      // Conv on it, Relu on the CPU: a fusion never spans two providers.
+      {"Conv,Mul,FusedConv", {"test:Conv", "cpu:Relu", "test:Mul"}},
+      // Nothing on it: the CPU fuses its own nodes.
+      {"Add", {"cpu:FusedConv", "cpu:Mul"}},
+  };
+  for (const Case& c : cases) {
+    SessionOptions o = test_then_cpu({{"ops", c.test_ops}});
+    auto s = make_session(conv_relu_mul(), o);
+    ASSERT_NE(s, nullptr) << c.test_ops;
+    EXPECT_EQ(placed_ops(*s), c.placed) << c.test_ops << "\n" << s->assignment_report();
+    auto y = s->run({{"x", conv_relu_mul_input()}});
+    ASSERT_TRUE(y.ok()) << c.test_ops << ": " << y.status().to_string();
+    expect_tensor_eq((*y)[0], want);
+  }
+}
+
+TEST(PartitionerSessionTest, KernelsAreCreatedOnlyForTheNodesKept) {
+  // Relu -> Sigmoid -> Relu: the test provider could run both Relus, but
+  // min_partition_size 2 hands each single-node run to the CPU. It is
+  // asked, and creates no kernel for either.
+  ModelBuilder b;
+  b.input("x", DataType::kFloat, {4});
+  b.node("Relu", {"x"}, {"a"}, {}, "relu1");
+  b.node("Sigmoid", {"a"}, {"s"}, {}, "sigmoid");
+  b.node("Relu", {"s"}, {"y"}, {}, "relu2");
+  b.output("y", DataType::kFloat, {4});
+  SessionOptions o = test_then_cpu({{"ops", "Relu"}});
+  o.min_partition_size = 2;
+  auto s = make_session(b, o);
+  ASSERT_NE(s, nullptr);
+  TestProvider* test = TestProvider::last_created();
+  ASSERT_NE(test, nullptr);
+  EXPECT_EQ(test->kernels_created(), 0);
+  for (const NodeAssignment& a : s->assignment()) {
+    EXPECT_EQ(a.provider, "CPUExecutionProvider") << a.node_name;
+    if (a.op_type != "Relu") continue;
+    ASSERT_EQ(a.declined.size(), 1u) << a.node_name;
+    EXPECT_EQ(a.declined[0].reason, "its partition would have 1 node(s), fewer than min_partition_size 2");
+  }
 }
 
 TEST(PartitionerSessionTest, TwoSimulatedDevicesRunThroughHostCopies) {

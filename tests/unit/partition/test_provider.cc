@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "providers/cpu/cpu_provider.h"
+#include "schema/fused.h"
 
 namespace sy::testing {
 namespace {
@@ -175,36 +176,45 @@ Result<std::unique_ptr<ExecutionProvider>> TestProvider::create_on(const Provide
   return std::unique_ptr<ExecutionProvider>(std::make_unique<TestProvider>(std::move(ops), decline, device_id));
 }
 
-std::vector<NodeClaim> TestProvider::claim(const Graph& graph, std::span<const NodeId> candidates) {
+std::vector<NodeSupport> TestProvider::capability(const Graph& graph, std::span<const NodeId> candidates) {
   const KernelRegistry& cpu = cpu::cpu_kernel_registry();
-  std::vector<NodeClaim> claims;
+  std::vector<NodeSupport> answers;
   for (NodeId id : candidates) {
-    NodeClaim c;
-    c.node = id;
+    NodeSupport a;
+    a.node = id;
     const Node& node = graph.nodes[static_cast<size_t>(id)];
-    if (!node.domain.empty() || ops_.count(node.op_type) == 0) {
-      c.reason = "op " + node.op_type + " not supported by the test provider";
+    if (ops_.count(node.op_type) == 0 || (!node.domain.empty() && node.domain != kSwitchyardDomain)) {
+      a.reason = "op " + node.op_type + " not supported by the test provider";
     } else if (decline_dtype_ != DataType::kUndefined && node_uses_dtype(graph, node, decline_dtype_)) {
-      c.reason = std::string(data_type_name(decline_dtype_)) + " not supported by the test provider";
+      a.reason = std::string(data_type_name(decline_dtype_)) + " not supported by the test provider";
     } else {
       std::string reason;
-      const KernelDef* def = cpu.find(graph, node, reason);
-      if (def == nullptr) {
-        c.reason = "test provider: " + reason;
-      } else {
-        KernelCreateContext ctx(graph, node);
-        auto kernel = def->create(ctx);
-        if (!kernel.ok()) {
-          c.reason = kernel.status().message();
-        } else {
-          c.claimed = true;
-          c.kernel = std::make_unique<SimulatedKernel>(std::move(kernel).value(), device(), &kernel_runs_);
-        }
-      }
+      a.supported = cpu.find(graph, node, reason) != nullptr;
+      if (!a.supported) a.reason = "test provider: " + reason;
     }
-    claims.push_back(std::move(c));
+    answers.push_back(std::move(a));
   }
-  return claims;
+  return answers;
+}
+
+Result<CreatedKernel> TestProvider::create_kernel(const Graph& graph, NodeId id) {
+  const Node& node = graph.nodes[static_cast<size_t>(id)];
+  if (ops_.count(node.op_type) == 0)
+    return not_implemented("op " + node.op_type + " not supported by the test provider");
+  std::string reason;
+  const KernelDef* def = cpu::cpu_kernel_registry().find(graph, node, reason);
+  if (def == nullptr) return not_implemented("test provider: " + reason);
+  KernelCreateContext ctx(graph, node);
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, def->create(ctx));
+  ++kernels_created_;
+  CreatedKernel created;
+  created.kernel = std::make_unique<SimulatedKernel>(std::move(kernel), device(), &kernel_runs_);
+  return created;
+}
+
+std::vector<std::string> TestProvider::rewrites() const {
+  if (ops_.count(kFusedConvOp) == 0) return {};
+  return {"conv_residual", "conv_activation"};
 }
 
 Status TestProvider::copy_to_host(const Tensor& src, Tensor& dst) const {

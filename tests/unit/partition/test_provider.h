@@ -13,6 +13,8 @@
 //   ops            comma-separated op types to claim (default Add,Mul,Relu,MatMul)
 //   decline_dtype  a dtype name ("int64") whose nodes it declines
 //   device_id      the simulated device's id (default 0)
+// With "FusedConv" among its ops it asks for the Conv fusions after
+// placement, as the CUDA provider does.
 #pragma once
 
 #include <atomic>
@@ -75,7 +77,11 @@ class TestProvider final : public ExecutionProvider {
   Device device() const override { return allocator_.device(); }
   Allocator* allocator() override { return &allocator_; }
 
-  std::vector<NodeClaim> claim(const Graph& graph, std::span<const NodeId> candidates) override;
+  std::vector<NodeSupport> capability(const Graph& graph, std::span<const NodeId> candidates) override;
+  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node) override;
+  // The rewrites a device provider would take: the Conv fusions (it runs
+  // the CPU's FusedConv kernel when "FusedConv" is among its ops).
+  std::vector<std::string> rewrites() const override;
 
   Status copy_to_host(const Tensor& src, Tensor& dst) const override;
   Status copy_from_host(const Tensor& src, Tensor& dst) const override;
@@ -85,6 +91,9 @@ class TestProvider final : public ExecutionProvider {
   int64_t copies_from_host() const { return copies_from_host_.load(); }
   // Kernel runs on this provider (copies not included).
   int64_t kernel_runs() const { return kernel_runs_.load(); }
+  // Kernels it created: one per node it keeps, none for a node it only
+  // said it could run.
+  int64_t kernels_created() const { return kernels_created_; }
 
  private:
   std::set<std::string> ops_;
@@ -93,6 +102,7 @@ class TestProvider final : public ExecutionProvider {
   mutable std::atomic<int64_t> copies_to_host_{0};
   mutable std::atomic<int64_t> copies_from_host_{0};
   std::atomic<int64_t> kernel_runs_{0};
+  int64_t kernels_created_ = 0;
 };
 
 // Makes "test" / "TestExecutionProvider" (sim:0) and "test1" /
