@@ -3,7 +3,7 @@
 // variadic Max/Min/Sum/Mean, PRelu, Where, Clip, Cast and CastLike.
 #include <string>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

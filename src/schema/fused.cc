@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/checked_math.h"
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

@@ -1,7 +1,7 @@
 // MatMul and Gemm schemas.
 #include <string>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

@@ -2,7 +2,7 @@
 // Softmax, LogSoftmax and Hardmax.
 #include <string>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

@@ -7,7 +7,7 @@
 // attribute, else from R's last dim.
 #include <string>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

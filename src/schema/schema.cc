@@ -30,10 +30,8 @@ const Tensor* InferenceContext::input_constant(size_t i) const {
 const OpSchema* find_schema(std::string_view domain, std::string_view op_type, int64_t opset) {
   domain = normalize_domain(domain);
   const OpSchema* best = nullptr;
-  for (auto table : {elementwise_schemas(), normalization_schemas(), reduce_schemas(), nn_schemas(),
-                     matmul_schemas(), tensor_schemas(), indexing_schemas(), image_schemas(), sorting_schemas(),
-                     rnn_schemas(), fused_schemas()}) {
-    for (const OpSchema& s : table) {
+  for (SchemaTableFunction family : schema_families()) {
+    for (const OpSchema& s : family()) {
       if (s.domain != domain || s.op_type != op_type || s.since_version > opset) continue;
       if (best == nullptr || s.since_version > best->since_version) best = &s;
     }

@@ -90,4 +90,10 @@ Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, 
 // unknown. Errors on mismatched inner or batch dims.
 Status infer_matmul_shape(const InferenceContext& ctx, const ValueType& a, const ValueType& b, ValueType& out);
 
+// Inference functions the fused ops (schema/fused.cc) reuse from the
+// standard ones they extend.
+Status infer_conv(InferenceContext& ctx);          // schema/nn.cc
+Status infer_matmul(InferenceContext& ctx);        // schema/matmul.cc
+Status infer_attention_op(InferenceContext& ctx);  // schema/nn.cc: Attention's
+
 }  // namespace sy

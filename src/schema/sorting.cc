@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "schema/schema_tables.h"
+#include "schema/schema.h"
 
 namespace sy {
 namespace {

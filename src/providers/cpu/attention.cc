@@ -46,11 +46,11 @@
 
 #include "providers/cpu/abs_max_simd.h"
 #include "providers/cpu/activation_simd.h"
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/gemm/naive_gemm.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/softmax_simd.h"
+#include "providers/kernel.h"
 #include "schema/fused.h"
 
 namespace sy::cpu {

@@ -17,8 +17,8 @@
 #include <system_error>
 
 #include "providers/cpu/copy_util.h"
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

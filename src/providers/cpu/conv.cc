@@ -53,9 +53,9 @@
 #include "providers/cpu/conv/depthwise_blocked.h"
 #include "providers/cpu/conv/direct_few_channels.h"
 #include "providers/cpu/conv/winograd.h"
-#include "providers/cpu/simd/transpose_store.h"
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/gemm/sgemm.h"
+#include "providers/cpu/simd/transpose_store.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <type_traits>
 
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

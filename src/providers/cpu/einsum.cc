@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "providers/cpu/copy_util.h"
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/gemm/sgemm.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

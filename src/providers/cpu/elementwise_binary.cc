@@ -7,7 +7,7 @@
 
 #include "providers/cpu/elementwise_broadcast.h"
 #include "providers/cpu/elementwise_common.h"
-#include "providers/cpu/elementwise_tables.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

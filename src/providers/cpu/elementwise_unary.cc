@@ -7,9 +7,9 @@
 #include <string>
 #include <type_traits>
 
-#include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/activation_simd.h"
-#include "providers/cpu/elementwise_tables.h"
+#include "providers/cpu/elementwise_common.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

@@ -12,11 +12,11 @@
 #include <algorithm>
 #include <string>
 
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/gemm/fused_epilogue.h"
 #include "providers/cpu/gemm/naive_gemm.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/matmul_dims.h"
+#include "providers/kernel.h"
 #include "schema/fused.h"
 
 namespace sy::cpu {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/layer_norm_simd.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "providers/cpu/conv/conv_util.h"
-#include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

@@ -18,8 +18,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

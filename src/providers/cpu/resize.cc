@@ -28,8 +28,8 @@
 
 #include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
-#include "providers/cpu/cpu_kernel_tables.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
-#include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "providers/cpu/copy_util.h"
-#include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "providers/cpu/copy_util.h"
-#include "providers/cpu/cpu_kernel_tables.h"
+#include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {

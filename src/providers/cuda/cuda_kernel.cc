@@ -34,10 +34,10 @@ cudaStream_t KernelRunContext::stream() const { return provider_->stream(); }
 const std::vector<CudaKernelDef>& cuda_kernel_table() {
   static const std::vector<CudaKernelDef> table = [] {
     std::vector<CudaKernelDef> all;
-    for (std::span<const CudaKernelDef> family :
-         {elementwise_kernel_defs(), data_movement_kernel_defs(), normalization_kernel_defs(),
-          reduction_kernel_defs(), pool_kernel_defs(), conv_kernel_defs(), matmul_kernel_defs()})
-      all.insert(all.end(), family.begin(), family.end());
+    for (CudaKernelTableFunction family : cuda_kernel_families()) {
+      const std::span<const CudaKernelDef> rows = family();
+      all.insert(all.end(), rows.begin(), rows.end());
+    }
     return all;
   }();
   return table;

@@ -162,17 +162,17 @@ struct CudaKernelDef {
   CudaKernelFactory create;
 };
 
-// Each op family's table, defined beside its kernels; cuda_kernel_table.cc
-// joins them in a fixed order.
-std::span<const CudaKernelDef> elementwise_kernel_defs();
-std::span<const CudaKernelDef> data_movement_kernel_defs();
-std::span<const CudaKernelDef> normalization_kernel_defs();
-std::span<const CudaKernelDef> reduction_kernel_defs();
-std::span<const CudaKernelDef> pool_kernel_defs();
-std::span<const CudaKernelDef> conv_kernel_defs();
-std::span<const CudaKernelDef> matmul_kernel_defs();
+// Each op family's table is defined beside its kernels, in sy::cuda and at
+// the start of a line, as
+//   std::span<const CudaKernelDef> <family>_kernel_defs() {
+// The build finds these definitions in src/providers/cuda/ and generates
+// cuda_kernel_families() (cmake/table_list.cmake), so adding a family is
+// writing its file.
+using CudaKernelTableFunction = std::span<const CudaKernelDef> (*)();
+// Every family's table function, ordered by the family's name.
+std::span<const CudaKernelTableFunction> cuda_kernel_families();
 
-// All of them, in a deterministic order.
+// All of their rows, in that order.
 const std::vector<CudaKernelDef>& cuda_kernel_table();
 
 }  // namespace sy::cuda
