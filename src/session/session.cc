@@ -18,6 +18,8 @@
 #include "model/resolve.h"
 #include "model/saver.h"
 #include "optimizer/optimizer.h"
+#include "partition/assignment_report.h"
+#include "partition/fallback_policy.h"
 #include "providers/provider_factory.h"
 #include "session/session_impl.h"
 
@@ -108,14 +110,6 @@ ValueInfo make_value_info(const Value& v) {
 std::string disabled_by_environment(const ExecutionProvider& provider) {
   const std::string setting = provider_disabled_by(provider.name(), provider.short_name());
   return setting.empty() ? setting : "disabled by the environment variable " + setting;
-}
-
-// Applies the policy: allow -> nothing, warn -> a WARNING line, error -> fail.
-Status apply_policy(FallbackAction action, const Session::Impl& s, const std::string& message,
-                    StatusCode code = StatusCode::kFail) {
-  if (action == FallbackAction::kError) return Status(code, message + " (fallback policy: error)");
-  if (action == FallbackAction::kWarn) log_message(LogSeverity::kWarning, s.log_severity, s.log_id, message);
-  return ok_status();
 }
 
 // Kernel context for one step of a plan, reading and writing a frame.
@@ -246,54 +240,6 @@ void release_unread_constants(Session::Impl& s, Graph& graph) {
   }
 }
 
-// Fills Impl::placement and checks the placement limits of SessionOptions.
-Status summarize_placement(Session::Impl& s, const Graph& graph) {
-  PlacementSummary& p = s.placement;
-  for (const Partition& part : s.partition.partitions) {
-    int model_nodes = 0;
-    for (NodeId id : part.nodes)
-      if (!is_copy_node(graph.nodes[static_cast<size_t>(id)])) ++model_nodes;
-    if (model_nodes == 0) continue;  // a run of copies only
-    const std::string name = s.chain[static_cast<size_t>(part.provider)]->name();
-    if (!p.partition_providers.empty() && p.partition_providers.back() == name) {
-      p.partition_sizes.back() += model_nodes;  // split only by copies
-    } else {
-      p.partition_providers.push_back(name);
-      p.partition_sizes.push_back(model_nodes);
-    }
-    p.nodes_per_provider[name] += model_nodes;
-  }
-  p.partitions = static_cast<int>(p.partition_sizes.size());
-  p.constant_copies = s.partition.num_constant_copies;
-  p.copies_per_run = s.partition.num_copies - s.partition.num_constant_copies;
-
-  const SessionOptions& o = s.options;
-  std::vector<std::string> broken;
-  if (o.require_full_placement) {
-    const std::string first = s.chain[0]->name();
-    const int elsewhere = [&] {
-      int n = 0;
-      for (const auto& [name, count] : p.nodes_per_provider)
-        if (name != first) n += count;
-      return n;
-    }();
-    if (elsewhere > 0)
-      broken.push_back(std::to_string(elsewhere) + " node(s) are not on " + first +
-                       " although full placement was required");
-  }
-  if (o.max_partitions > 0 && p.partitions > o.max_partitions)
-    broken.push_back(std::to_string(p.partitions) + " partitions, more than max_partitions " +
-                     std::to_string(o.max_partitions));
-  if (o.max_copies >= 0 && p.copies_per_run > o.max_copies)
-    broken.push_back(std::to_string(p.copies_per_run) + " device copies per run, more than max_copies " +
-                     std::to_string(o.max_copies));
-  // Never silent: a broken limit warns even under the allow policy.
-  const FallbackAction action =
-      o.fallback.node_fallthrough == FallbackAction::kError ? FallbackAction::kError : FallbackAction::kWarn;
-  for (const std::string& b : broken) SY_RETURN_IF_ERROR(apply_policy(action, s, "placement limit broken: " + b));
-  return ok_status();
-}
-
 // Fills Impl::feed_device and Impl::output_routes (see session_impl.h).
 void plan_io_binding_routes(Session::Impl& s, const Graph& graph) {
   for (ValueId v : s.input_values) {
@@ -379,11 +325,11 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
     }
     const Availability a = provider->availability();
     if (!a.available) {
-      SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.unavailable_provider, *s,
+      SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.unavailable_provider,
                                       "requested provider " + name + " is not available: " + a.reason +
                                           (a.fix.empty() ? "" : "; fix: " + a.fix) +
                                           "; its nodes fall through to the next provider",
-                                      StatusCode::kUnavailable));
+                                      s->log_severity, s->log_id, StatusCode::kUnavailable));
     }
     if (name == "CPUExecutionProvider") has_cpu = true;
     s->providers.push_back(std::move(provider));
@@ -411,46 +357,16 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   SY_ASSIGN_OR_RETURN(s->plan, build_execution_plan(graph, s->partition, s->chain, s->kernels));
   release_unread_constants(*s, graph);
   // Placement limits first: when one is set, its message is the precise one.
-  SY_RETURN_IF_ERROR(summarize_placement(*s, graph));
+  s->placement = summarize_placement(graph, s->partition, s->chain);
+  for (const std::string& broken : broken_placement_limits(s->placement, s->options, s->chain[0]->name()))
+    SY_RETURN_IF_ERROR(apply_policy(placement_limit_action(s->options.fallback), "placement limit broken: " + broken,
+                                    s->log_severity, s->log_id));
 
   // The assignment report, and the fall-through warning: nodes that an
   // available provider ahead of their own declined.
-  std::map<std::string, int> fell_through;  // "from -> to: op" -> count
-  int fell_through_nodes = 0;
-  int model_nodes = 0;
-  for (NodeId id : s->partition.order) {
-    const Node& node = graph.nodes[static_cast<size_t>(id)];
-    NodeAssignment a;
-    a.node_name = node.name;
-    a.op_type = node.op_type;
-    const int p = s->partition.node_provider[static_cast<size_t>(id)];
-    a.provider = s->chain[static_cast<size_t>(p)]->name();
-    bool declined_by_available = false;
-    std::string from;
-    for (const Decline& d : s->partition.declines[static_cast<size_t>(id)]) {
-      a.declined.push_back({s->chain[static_cast<size_t>(d.provider)]->name(), d.reason});
-      if (s->chain[static_cast<size_t>(d.provider)]->availability().available && !declined_by_available &&
-          !d.by_design) {
-        declined_by_available = true;
-        from = s->chain[static_cast<size_t>(d.provider)]->name();
-      }
-    }
-    if (!is_copy_node(node)) ++model_nodes;
-    if (declined_by_available && !is_copy_node(node)) {
-      ++fell_through_nodes;
-      ++fell_through[from + " -> " + a.provider + ": " + node.op_type];
-    }
-    s->assignment.push_back(std::move(a));
-  }
-  if (fell_through_nodes > 0) {
-    std::string detail;
-    for (const auto& [k, n] : fell_through) detail += (detail.empty() ? "" : ", ") + k + " x" + std::to_string(n);
-    SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.node_fallthrough, *s,
-                                    std::to_string(fell_through_nodes) + " of " +
-                                        std::to_string(model_nodes) +
-                                        " nodes fell through to a later provider (" + detail +
-                                        "); the assignment report lists each node and why"));
-  }
+  s->assignment = node_assignments(graph, s->partition, s->chain);
+  if (const std::string fell = fall_through_message(graph, s->partition, s->chain); !fell.empty())
+    SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.node_fallthrough, fell, s->log_severity, s->log_id));
 
   s->profile_start = std::chrono::steady_clock::now();
   const int threads = options.intra_op_threads > 0 ? options.intra_op_threads : ThreadPool::hardware_threads();
