@@ -112,84 +112,6 @@ std::string disabled_by_environment(const ExecutionProvider& provider) {
   return setting.empty() ? setting : "disabled by the environment variable " + setting;
 }
 
-// Kernel context for one step of a plan, reading and writing a frame.
-class FrameKernelContext final : public KernelContext {
- public:
-  FrameKernelContext(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool)
-      : graph_(graph), plan_(plan), frame_(frame) {
-    pool_ = pool;
-  }
-
-  void set_step(const PlanStep& step) {
-    step_ = &step;
-    node_ = step.node_ptr;
-    for (size_t i = 0; i < step.inputs.size(); ++i) {
-      const ValueId v = step.inputs[i];
-      if (v == kNoValue) {
-        frame_.input_ptrs[i] = nullptr;
-      } else if (plan_.values[static_cast<size_t>(v)].storage == ValueStorage::kConstant) {
-        frame_.input_ptrs[i] = &plan_.constants[static_cast<size_t>(v)];
-      } else {
-        frame_.input_ptrs[i] = &frame_.values[static_cast<size_t>(v)];
-      }
-    }
-    inputs_ = std::span<const Tensor* const>(frame_.input_ptrs.data(), step.inputs.size());
-    num_outputs_ = step.outputs.size();
-  }
-
-  bool output_requested(size_t i) const override { return i < step_->output_requested.size() && step_->output_requested[i]; }
-
-  Result<Tensor*> allocate_output(size_t i, DataType dtype, const Shape& shape) override {
-    if (i >= step_->outputs.size())
-      return runtime_error(node_->describe() + ": kernel asked for output " + std::to_string(i) + " of " +
-                           std::to_string(step_->outputs.size()));
-    const ValueId v = step_->outputs[i];
-    const ValuePlan& vp = plan_.values[static_cast<size_t>(v)];
-    Tensor& t = frame_.values[static_cast<size_t>(v)];
-    if (vp.storage == ValueStorage::kOutput || dtype == DataType::kString) {
-      // Kernels write every element of their outputs, as they do in the
-      // reused slots, so there is nothing to zero.
-      Result<Tensor> allocated = Tensor::allocate_uninitialized(dtype, shape, vp.allocator);
-      if (!allocated.ok()) return allocated.status().with_context(output_context(v, dtype, shape));
-      t = std::move(allocated).value();
-      return &t;
-    }
-    if (Status st = check_shape_is_sane(shape, dtype, std::string()); !st.ok())
-      return st.with_context(output_context(v, dtype, shape));
-    Result<void*> p = frame_.slots[static_cast<size_t>(vp.slot)].reserve(storage_bytes(dtype, shape.num_elements()));
-    if (!p.ok()) return p.status().with_context(output_context(v, dtype, shape));
-    t.reset_view(dtype, shape, *p, vp.allocator->device());
-    return &t;
-  }
-
-  Status set_output(size_t i, const Tensor& value) override {
-    if (i >= step_->outputs.size())
-      return runtime_error(node_->describe() + ": kernel set output " + std::to_string(i) + " of " +
-                           std::to_string(step_->outputs.size()));
-    frame_.values[static_cast<size_t>(step_->outputs[i])] = value;
-    return ok_status();
-  }
-
-  Result<void*> scratch(size_t bytes) override {
-    Result<void*> p = frame_.scratch[static_cast<size_t>(step_->provider)].reserve(bytes);
-    if (!p.ok()) return p.status().with_context(node_->describe() + " scratch memory");
-    return p;
-  }
-
- private:
-  // Allocation failures get their context here, once for every kernel:
-  // "node 'n' (Expand) output 'y' float[100000,100000]".
-  std::string output_context(ValueId v, DataType dtype, const Shape& shape) const {
-    return node_->describe() + " output '" + graph_.values[static_cast<size_t>(v)].name + "' " +
-           std::string(data_type_name(dtype)) + shape.to_string();
-  }
-
-  const Graph& graph_;
-  const ExecutionPlan& plan_;
-  ExecutionFrame& frame_;
-  const PlanStep* step_ = nullptr;
-};
-
 // For each requested output, the position of the first request of the same
 // value (its own when it is the first). Sorted, so that many outputs cost
 // n log n rather than a search through the earlier requests for each.
@@ -368,7 +290,7 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   if (const std::string fell = fall_through_message(graph, s->partition, s->chain); !fell.empty())
     SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.node_fallthrough, fell, s->log_severity, s->log_id));
 
-  s->profile_start = std::chrono::steady_clock::now();
+  s->profiler.start();
   const int threads = options.intra_op_threads > 0 ? options.intra_op_threads : ThreadPool::hardware_threads();
   Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(threads);
   if (!pool.ok()) return pool.status().with_context("starting the session's thread pool");
@@ -455,35 +377,6 @@ Status Session::Impl::check_feed(const ValueInfo& info, const ValueType& type, c
   return ok_status();
 }
 
-void Session::Impl::record_profile_event(const PlanStep& step, std::chrono::steady_clock::time_point started) const {
-  const auto now = std::chrono::steady_clock::now();
-  ProfileEvent e;
-  e.node = step.node_ptr;
-  e.provider = step.provider;
-  e.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(started - profile_start).count();
-  e.duration_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started).count();
-  e.thread = std::hash<std::thread::id>()(std::this_thread::get_id());
-  std::lock_guard<std::mutex> lock(profile_mutex);
-  profile_events.push_back(e);
-}
-
-std::unique_ptr<ExecutionFrame> Session::Impl::acquire_frame() const {
-  {
-    std::lock_guard<std::mutex> lock(frames_mutex_);
-    if (!free_frames_.empty()) {
-      auto f = std::move(free_frames_.back());
-      free_frames_.pop_back();
-      return f;
-    }
-  }
-  return std::make_unique<ExecutionFrame>(plan, provider_allocators);
-}
-
-void Session::Impl::release_frame(std::unique_ptr<ExecutionFrame> frame) const {
-  std::lock_guard<std::mutex> lock(frames_mutex_);
-  free_frames_.push_back(std::move(frame));
-}
-
 Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                                const std::vector<std::string>& output_names,
                                                const RunOptions& run_options,
@@ -506,17 +399,12 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     }
   }
 
-  std::unique_ptr<ExecutionFrame> frame = acquire_frame();
+  std::unique_ptr<ExecutionFrame> frame = frames_.acquire(plan, provider_allocators);
   struct FrameReturn {
-    const Impl* self;
-    std::unique_ptr<ExecutionFrame>* frame;
-    ~FrameReturn() {
-      // Drop references to the caller's feeds and to outputs before reuse.
-      for (Tensor& t : (*frame)->values)
-        if (t.owns_memory() || t.defined()) t = Tensor();
-      self->release_frame(std::move(*frame));
-    }
-  } frame_return{this, &frame};
+    FramePool& frames;
+    std::unique_ptr<ExecutionFrame>& frame;
+    ~FrameReturn() { frames.release(std::move(frame)); }
+  } frame_return{frames_, frame};
 
   // Bind feeds.
   std::vector<bool> bound(input_values.size(), false);
@@ -561,19 +449,7 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
   if (run_severity <= LogSeverity::kVerbose)
     log_message(LogSeverity::kVerbose, run_severity, run_options.run_tag.empty() ? log_id : log_id + "/" + run_options.run_tag,
                 "run: " + std::to_string(plan.steps.size()) + " steps");
-  FrameKernelContext ctx(graph, plan, *frame, pool.get());
-  const bool profiling = options.enable_profiling;
-  // Device providers queue work asynchronously; the frame's buffers may be
-  // reused by the next run only once that work is done, error or not.
-  auto wait_for_devices = [this]() -> Status {
-    Status first;
-    for (ExecutionProvider* p : chain) {
-      if (p->device().is_cpu()) continue;
-      Status st = p->synchronize();
-      if (!st.ok() && first.ok()) first = st;
-    }
-    return first;
-  };
+
   // Outputs wanted on a device (IoBinding): their final copy to the host is
   // skipped when the route planned at creation ends on that device. Plain
   // runs pass no devices and allocate nothing here.
@@ -589,30 +465,12 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     device_source[k] = route.source;
     skipped.push_back(route.step);
   }
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const PlanStep& step = plan.steps[s];
-    if (!skipped.empty() && std::find(skipped.begin(), skipped.end(), static_cast<int>(s)) != skipped.end()) continue;
-    if (run_options.terminate != nullptr && run_options.terminate->load(std::memory_order_relaxed)) {
-      (void)wait_for_devices();
-      return Status(StatusCode::kFail, "run" + (run_options.run_tag.empty() ? std::string() : " '" + run_options.run_tag + "'") +
-                                           " terminated by RunOptions.terminate before " + step.node_ptr->describe());
-    }
-    ctx.set_step(step);
-    const auto started = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status st = step.kernel->run(ctx);
-    // A kernel's own allocations (outside allocate_output) fail without
-    // saying where; the node is named here, once.
-    if (st.code() == StatusCode::kOutOfMemory && st.message().find(step.node_ptr->describe()) == std::string::npos)
-      st = st.with_context(step.node_ptr->describe());
-    if (!st.ok()) {
-      (void)wait_for_devices();  // the run's error is the one to report
-      log_message(LogSeverity::kError, std::min(run_severity, log_severity),
-                  run_options.run_tag.empty() ? log_id : log_id + "/" + run_options.run_tag, st.to_string());
-      return st;
-    }
-    if (profiling) record_profile_event(step, started);
-  }
-  SY_RETURN_IF_ERROR(wait_for_devices());
+  ExecuteOptions execute;
+  execute.skipped_steps = skipped;
+  execute.profiler = options.enable_profiling ? &profiler : nullptr;
+  execute.log_id = log_id;
+  execute.log_severity = log_severity;
+  SY_RETURN_IF_ERROR(execute_plan(graph, plan, *frame, chain, pool.get(), run_options, execute));
 
   std::vector<Tensor> results;
   results.reserve(wanted.size());
@@ -991,44 +849,12 @@ Result<std::string> Session::end_profiling() {
 
 Result<std::string> Session::write_profile() {
   if (!impl_->options.enable_profiling) return std::string();
-  std::vector<Impl::ProfileEvent> events;
-  {
-    std::lock_guard<std::mutex> lock(impl_->profile_mutex);
-    events.swap(impl_->profile_events);
-  }
-  const std::time_t t = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%d_%H-%M-%S", std::localtime(&t));
-  const std::string path = impl_->options.profile_file_prefix + "_" + stamp + ".json";
-  std::ofstream out(path);
-  if (!out) return Status(StatusCode::kNoSuchFile, "cannot write the profile to " + path);
-  out << "[\n";
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Impl::ProfileEvent& e = events[i];
-    out << "{\"cat\":\"Node\",\"ph\":\"X\",\"pid\":1,\"tid\":" << (e.thread % 100000) << ",\"ts\":" << e.start_ns / 1000
-        << ",\"dur\":" << e.duration_ns / 1000 << ",\"name\":\"" << json_escape(e.node->name) << "\",\"args\":{\"op_name\":\""
-        << json_escape(e.node->op_type) << "\",\"provider\":\""
-        << json_escape(impl_->chain[static_cast<size_t>(e.provider)]->name()) << "\"}}" << (i + 1 < events.size() ? ",\n" : "\n");
-  }
-  out << "]\n";
-  if (!out) return Status(StatusCode::kFail, "failed while writing the profile to " + path);
-  return path;
+  return impl_->profiler.write_trace(impl_->options.profile_file_prefix, impl_->chain);
 }
 
-std::vector<Session::ProfileRecord> Session::profile_records() const {
-  std::lock_guard<std::mutex> lock(impl_->profile_mutex);
-  std::vector<ProfileRecord> out;
-  out.reserve(impl_->profile_events.size());
-  for (const Impl::ProfileEvent& e : impl_->profile_events)
-    out.push_back(ProfileRecord{e.node->name, e.node->op_type, impl_->chain[static_cast<size_t>(e.provider)]->name(),
-                                e.start_ns, e.duration_ns});
-  return out;
-}
+std::vector<Session::ProfileRecord> Session::profile_records() const { return impl_->profiler.records(impl_->chain); }
 
-size_t Session::profile_record_count() const {
-  std::lock_guard<std::mutex> lock(impl_->profile_mutex);
-  return impl_->profile_events.size();
-}
+size_t Session::profile_record_count() const { return impl_->profiler.count(); }
 
 std::vector<std::string> available_providers() {
   std::vector<std::string> out;
