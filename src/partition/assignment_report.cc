@@ -21,6 +21,15 @@ std::vector<NodeAssignment> node_assignments(const Graph& graph, const Partition
   return out;
 }
 
+std::string format_assignment_report(std::span<const NodeAssignment> assignment) {
+  std::string out;
+  for (const NodeAssignment& a : assignment) {
+    out += a.node_name + " (" + a.op_type + ") -> " + a.provider + "\n";
+    for (const ProviderDecline& d : a.declined) out += "    declined by " + d.provider + ": " + d.reason + "\n";
+  }
+  return out;
+}
+
 std::string fall_through_message(const Graph& graph, const PartitionResult& partition,
                                  std::span<ExecutionProvider* const> chain) {
   std::map<std::string, int> fell_through;  // "from -> to: op" -> count

@@ -1,7 +1,7 @@
 // What a session reports about where its nodes run, built from the
-// partitioner's result: the per-node assignment (Session::assignment), the
-// nodes that fell through to a later provider, and the placement summary
-// with the limits of SessionOptions it breaks.
+// partitioner's result: the per-node assignment (Session::assignment) and
+// its text, the nodes that fell through to a later provider, and the
+// placement summary with the limits of SessionOptions it breaks.
 #pragma once
 
 #include <span>
@@ -19,6 +19,10 @@ namespace sy {
 // provider ahead of it that declined it, with the reason.
 std::vector<NodeAssignment> node_assignments(const Graph& graph, const PartitionResult& partition,
                                              std::span<ExecutionProvider* const> chain);
+
+// The text of Session::assignment_report(): a line per node, "name (op)
+// -> provider", then a line per provider that declined it, with why.
+std::string format_assignment_report(std::span<const NodeAssignment> assignment);
 
 // The warning for model nodes that an available provider ahead of their
 // own declined (not by design), counted per "from -> to: op"; empty when

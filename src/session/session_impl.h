@@ -1,5 +1,12 @@
-// Session::Impl: the pipeline of DESIGN.md from a loaded model to a plan,
-// and the executor that runs the plan.
+// Session::Impl: what a session holds, from the pipeline of DESIGN.md
+// that builds it (pipeline.cc) to the runs that use it. Its parts live in
+// files of their own:
+//   pipeline.cc       create: from a loaded model to a plan
+//   run.cc            run: feeds checked and bound, the plan executed
+//                     (executor.h), outputs collected
+//   io_binding.cc     the routes that let IoBinding skip copies
+//   device_memory.cc  tensors on the providers' devices, and copies
+//   profiler.h        the per-node profile
 #pragma once
 
 #include <memory>
@@ -98,5 +105,13 @@ class Session::Impl {
   // Runs are const and take their frames from here.
   mutable FramePool frames_;
 };
+
+// Fills Impl::feed_device and Impl::output_routes from the partitioned
+// graph and the plan (io_binding.cc).
+void plan_io_binding_routes(Session::Impl& s, const Graph& graph);
+
+// For each requested output, the position of the first request of the
+// same value (its own when it is the first) (run.cc).
+std::vector<size_t> first_requests(const std::vector<ValueId>& wanted);
 
 }  // namespace sy
