@@ -1,10 +1,15 @@
-// Session::Impl: the pipeline of DESIGN.md from a loaded model to a plan,
-// and the executor that runs the plan.
+// Session::Impl: what a session holds, from the pipeline of DESIGN.md
+// that builds it (pipeline.cc) to the runs that use it. Its parts live in
+// files of their own:
+//   pipeline.cc       create: from a loaded model to a plan
+//   run.cc            run: feeds checked and bound, the plan executed
+//                     (executor.h), outputs collected
+//   io_binding.cc     the routes that let IoBinding skip copies
+//   device_memory.cc  tensors on the providers' devices, and copies
+//   profiler.h        the per-node profile
 #pragma once
 
-#include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -17,6 +22,8 @@
 #include "providers/provider.h"
 #include "session/execution_frame.h"
 #include "session/execution_plan.h"
+#include "session/executor.h"
+#include "session/profiler.h"
 #include "switchyard/session.h"
 
 namespace sy {
@@ -60,19 +67,9 @@ class Session::Impl {
   PartitionResult partition;  // kept for reports
   std::unique_ptr<ThreadPool> pool;
 
-  // Profiling: one event per node run, while enable_profiling is on. The
-  // node and provider are kept as pointer and index, their names looked up
-  // when the records or the trace are written: a run copies no strings.
-  struct ProfileEvent {
-    const Node* node;
-    int provider;  // index into chain
-    int64_t start_ns;
-    int64_t duration_ns;
-    uint64_t thread;
-  };
-  mutable std::mutex profile_mutex;
-  mutable std::vector<ProfileEvent> profile_events;
-  std::chrono::steady_clock::time_point profile_start;
+  // Per-node events while enable_profiling is on; runs are const and
+  // record into it.
+  mutable Profiler profiler;
 
   // Graph inputs in model order, and the values feeds bind to.
   std::vector<ValueId> input_values;
@@ -104,12 +101,17 @@ class Session::Impl {
 
  private:
   Status check_feed(const ValueInfo& info, const ValueType& type, const Tensor& feed) const;
-  void record_profile_event(const PlanStep& step, std::chrono::steady_clock::time_point started) const;
-  std::unique_ptr<ExecutionFrame> acquire_frame() const;
-  void release_frame(std::unique_ptr<ExecutionFrame> frame) const;
 
-  mutable std::mutex frames_mutex_;
-  mutable std::vector<std::unique_ptr<ExecutionFrame>> free_frames_;
+  // Runs are const and take their frames from here.
+  mutable FramePool frames_;
 };
+
+// Fills Impl::feed_device and Impl::output_routes from the partitioned
+// graph and the plan (io_binding.cc).
+void plan_io_binding_routes(Session::Impl& s, const Graph& graph);
+
+// For each requested output, the position of the first request of the
+// same value (its own when it is the first) (run.cc).
+std::vector<size_t> first_requests(const std::vector<ValueId>& wanted);
 
 }  // namespace sy
