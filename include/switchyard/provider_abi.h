@@ -74,6 +74,7 @@ typedef struct sy_tensor {
 
 typedef struct sy_node sy_node;                     /* core-owned, valid during supports / create_kernel */
 typedef struct sy_kernel_context sy_kernel_context; /* core-owned, valid during kernel_run */
+typedef struct sy_partition sy_partition;           /* core-owned, valid during compile */
 typedef struct sy_provider sy_provider;             /* plugin-owned */
 typedef struct sy_kernel sy_kernel;                 /* plugin-owned */
 
@@ -128,6 +129,26 @@ typedef struct sy_host_api {
 
   /* ---- anywhere ---- */
   void (*log)(int level, const char* message);
+
+  /* ---- since ABI 3 ---- */
+  /* The name of a node's input or output value ("" when omitted): how a
+   * compiled partition matches its nodes' values to its own inputs and
+   * outputs. Valid for the session's life. */
+  const char* (*node_input_name)(const sy_node* node, int32_t i);
+  const char* (*node_output_name)(const sy_node* node, int32_t i);
+
+  /* A partition being compiled: its nodes in execution order; its inputs
+   * (values its nodes read from outside it, constants included) and its
+   * outputs (values its nodes make that something outside reads), in the
+   * order the compiled kernel sees them in its context. partition_input
+   * gives the name and static type, and data when the input is a
+   * constant (host memory, valid for the session's life). */
+  int32_t (*partition_num_nodes)(const sy_partition* partition);
+  const sy_node* (*partition_node)(const sy_partition* partition, int32_t i);
+  int32_t (*partition_num_inputs)(const sy_partition* partition);
+  int32_t (*partition_num_outputs)(const sy_partition* partition);
+  int (*partition_input)(const sy_partition* partition, int32_t i, const char** name, sy_tensor* type);
+  int (*partition_output)(const sy_partition* partition, int32_t i, const char** name, sy_tensor* type);
 } sy_host_api;
 
 typedef struct sy_provider_api {
@@ -190,6 +211,18 @@ typedef struct sy_provider_api {
    * They run on the nodes placed on it. Null: none. An unknown name fails
    * session creation. */
   const char* const* rewrites;
+  /* The provider's own version ("1.2.0"), part of compile()'s cache key. */
+  const char* version;
+  /* optional: one kernel for a whole partition, the nodes placed on this
+   * provider that run one after another (the TensorRT pattern: build one
+   * engine per partition). Called after the provider's rewrites, instead
+   * of create_kernel for those nodes; 0 with a reason declines, and the
+   * nodes then get a kernel each. cache_key names the model, the device,
+   * the provider's version and the partition, for engines cached on disk.
+   * The kernel runs through kernel_run with the partition's inputs and
+   * outputs as its context's. */
+  int (*compile)(sy_provider* provider, const sy_partition* partition, const char* cache_key, sy_kernel** kernel,
+                 uint64_t* host_inputs, char* reason, size_t reason_size);
 } sy_provider_api;
 
 /* The one symbol a provider library exports. host_abi_version is the

@@ -3,20 +3,33 @@
 #include <map>
 
 namespace sy {
+namespace {
+
+// The model nodes a node of the executed graph stands for: those of a
+// compiled partition, or itself (copies included; callers skip them).
+std::vector<NodeId> stands_for(const PartitionResult& partition, NodeId id) {
+  auto it = partition.compiled.find(id);
+  return it != partition.compiled.end() ? it->second : std::vector<NodeId>{id};
+}
+
+}  // namespace
 
 std::vector<NodeAssignment> node_assignments(const Graph& graph, const PartitionResult& partition,
                                              std::span<ExecutionProvider* const> chain) {
   std::vector<NodeAssignment> out;
-  for (NodeId id : partition.order) {
-    const Node& node = graph.nodes[static_cast<size_t>(id)];
-    NodeAssignment a;
-    a.node_name = node.name;
-    a.op_type = node.op_type;
-    const int p = partition.node_provider[static_cast<size_t>(id)];
-    a.provider = chain[static_cast<size_t>(p)]->name();
-    for (const Decline& d : partition.declines[static_cast<size_t>(id)])
-      a.declined.push_back({chain[static_cast<size_t>(d.provider)]->name(), d.reason});
-    out.push_back(std::move(a));
+  for (NodeId executed : partition.order) {
+    const int p = partition.node_provider[static_cast<size_t>(executed)];
+    // A compiled partition's nodes are listed one by one, on its provider.
+    for (NodeId id : stands_for(partition, executed)) {
+      const Node& node = graph.nodes[static_cast<size_t>(id)];
+      NodeAssignment a;
+      a.node_name = node.name;
+      a.op_type = node.op_type;
+      a.provider = chain[static_cast<size_t>(p)]->name();
+      for (const Decline& d : partition.declines[static_cast<size_t>(id)])
+        a.declined.push_back({chain[static_cast<size_t>(d.provider)]->name(), d.reason});
+      out.push_back(std::move(a));
+    }
   }
   return out;
 }
@@ -35,23 +48,25 @@ std::string fall_through_message(const Graph& graph, const PartitionResult& part
   std::map<std::string, int> fell_through;  // "from -> to: op" -> count
   int fell_through_nodes = 0;
   int model_nodes = 0;
-  for (NodeId id : partition.order) {
-    const Node& node = graph.nodes[static_cast<size_t>(id)];
-    if (is_copy_node(node)) continue;
-    ++model_nodes;
-    // The first available provider that declined it for lack of a kernel.
-    const ExecutionProvider* from = nullptr;
-    for (const Decline& d : partition.declines[static_cast<size_t>(id)]) {
-      const ExecutionProvider* decliner = chain[static_cast<size_t>(d.provider)];
-      if (decliner->availability().available && !d.by_design) {
-        from = decliner;
-        break;
+  for (NodeId executed : partition.order) {
+    const int p = partition.node_provider[static_cast<size_t>(executed)];
+    for (NodeId id : stands_for(partition, executed)) {
+      const Node& node = graph.nodes[static_cast<size_t>(id)];
+      if (is_copy_node(node)) continue;
+      ++model_nodes;
+      // The first available provider that declined it for lack of a kernel.
+      const ExecutionProvider* from = nullptr;
+      for (const Decline& d : partition.declines[static_cast<size_t>(id)]) {
+        const ExecutionProvider* decliner = chain[static_cast<size_t>(d.provider)];
+        if (decliner->availability().available && !d.by_design) {
+          from = decliner;
+          break;
+        }
       }
+      if (from == nullptr) continue;
+      ++fell_through_nodes;
+      ++fell_through[from->name() + " -> " + chain[static_cast<size_t>(p)]->name() + ": " + node.op_type];
     }
-    if (from == nullptr) continue;
-    const int p = partition.node_provider[static_cast<size_t>(id)];
-    ++fell_through_nodes;
-    ++fell_through[from->name() + " -> " + chain[static_cast<size_t>(p)]->name() + ": " + node.op_type];
   }
   if (fell_through_nodes == 0) return std::string();
   std::string detail;
@@ -66,7 +81,8 @@ PlacementSummary summarize_placement(const Graph& graph, const PartitionResult& 
   for (const Partition& part : partition.partitions) {
     int model_nodes = 0;
     for (NodeId id : part.nodes)
-      if (!is_copy_node(graph.nodes[static_cast<size_t>(id)])) ++model_nodes;
+      if (!is_copy_node(graph.nodes[static_cast<size_t>(id)]))
+        model_nodes += static_cast<int>(stands_for(partition, id).size());
     if (model_nodes == 0) continue;  // a run of copies only
     const std::string name = chain[static_cast<size_t>(part.provider)]->name();
     if (!p.partition_providers.empty() && p.partition_providers.back() == name) {

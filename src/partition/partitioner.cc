@@ -1,5 +1,6 @@
 #include "partition/partitioner.h"
 
+#include <cstdio>
 #include <map>
 
 #include "optimizer/provider_rewrites.h"
@@ -218,10 +219,137 @@ Status rewrite_placed_nodes(Graph& graph, std::span<ExecutionProvider* const> pr
   return finish_rewrites(graph, level, stats);
 }
 
+namespace {
+
+// FNV-1a over the parts of a cache key.
+std::string fingerprint(std::initializer_list<std::string_view> parts) {
+  uint64_t h = 1469598103934665603ull;
+  for (std::string_view part : parts) {
+    for (char c : part) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+    h ^= 0xff;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// The model's part of the cache key: its nodes, their attributes' names
+// and the static types of their inputs, as placement left them.
+std::string model_fingerprint(const Graph& graph, std::span<const NodeId> order) {
+  std::string text;
+  for (NodeId id : order) {
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    text += node.domain + "." + node.op_type + "(" + node.name;
+    for (const Attribute& a : node.attributes) text += " " + a.name;
+    for (ValueId v : node.inputs)
+      text += " " + (v == kNoValue ? std::string("-") : graph.values[static_cast<size_t>(v)].type.type_string());
+    text += ")";
+  }
+  return fingerprint({text});
+}
+
+// The partition made of order[begin, end), all placed on one provider:
+// its inputs and outputs. Empty when it cannot be compiled whole (a node
+// with a subgraph, which reads outer-scope values the ABI cannot name).
+bool describe_partition(const Graph& graph, std::span<const NodeId> run, PartitionToCompile& part) {
+  std::vector<bool> inside(graph.nodes.size(), false);
+  for (NodeId id : run) inside[static_cast<size_t>(id)] = true;
+  std::vector<bool> listed(graph.values.size(), false);
+  for (NodeId id : run) {
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    if (!node.implicit_inputs.empty()) return false;
+    part.nodes.push_back(id);
+    for (ValueId v : node.inputs) {
+      if (v == kNoValue || listed[static_cast<size_t>(v)]) continue;
+      const NodeId producer = graph.values[static_cast<size_t>(v)].producer;
+      if (producer != kNoNode && inside[static_cast<size_t>(producer)]) continue;
+      listed[static_cast<size_t>(v)] = true;
+      part.inputs.push_back(v);
+    }
+  }
+  for (NodeId id : run) {
+    for (ValueId v : graph.nodes[static_cast<size_t>(id)].outputs) {
+      if (v == kNoValue) continue;
+      const Value& value = graph.values[static_cast<size_t>(v)];
+      bool read_outside = value.is_graph_output;
+      for (NodeId c : value.consumers)
+        read_outside = read_outside || (!graph.nodes[static_cast<size_t>(c)].removed && !inside[static_cast<size_t>(c)]);
+      if (read_outside) part.outputs.push_back(v);
+    }
+  }
+  return !part.outputs.empty();
+}
+
+// Offers provider p's partitions (maximal runs of its nodes in execution
+// order; a run of a topological order is convex, so nothing outside it
+// reads a value inside and feeds one back) to its compile(). A compiled
+// run becomes one CompiledPartition node; its kernel goes to `kernels`
+// and its nodes stay in the graph, removed, listed in `compiled`.
+Status compile_partitions(Graph& graph, ExecutionProvider& provider, int p, std::span<const NodeId> order,
+                          std::map<NodeId, CreatedKernel>& kernels, std::map<NodeId, std::vector<NodeId>>& compiled) {
+  const std::string model_key = model_fingerprint(graph, order);
+  size_t start = 0;
+  int index = 0;
+  while (start < order.size()) {
+    if (graph.nodes[static_cast<size_t>(order[start])].placed_on != p) {
+      ++start;
+      continue;
+    }
+    size_t end = start;
+    while (end < order.size() && graph.nodes[static_cast<size_t>(order[end])].placed_on == p) ++end;
+    const std::span<const NodeId> run = order.subspan(start, end - start);
+    start = end;
+    PartitionToCompile part;
+    if (!describe_partition(graph, run, part)) continue;
+    std::string names;
+    for (NodeId id : run) names += graph.nodes[static_cast<size_t>(id)].name + ";";
+    part.cache_key = model_key + "-" + fingerprint({provider.device().to_string()}) + "-" +
+                     fingerprint({provider.name(), provider.version()}) + "-" + fingerprint({names});
+    Result<CreatedKernel> kernel = provider.compile(graph, part);
+    if (!kernel.ok()) {
+      if (kernel.status().code() == StatusCode::kNotImplemented) continue;  // a kernel per node instead
+      return kernel.status().with_context(provider.name() + " compiling the partition from " +
+                                          graph.nodes[static_cast<size_t>(run.front())].describe());
+    }
+    Node node;
+    node.name = provider.short_name() + "_partition_" + std::to_string(index++);
+    node.op_type = kCompiledPartitionOp;
+    node.domain = kSwitchyardDomain;
+    node.since_version = 1;
+    node.inputs = part.inputs;
+    node.outputs = part.outputs;
+    node.placed_on = p;
+    for (NodeId id : run) graph.nodes[static_cast<size_t>(id)].removed = true;
+    const NodeId id = graph.add_node(std::move(node));
+    kernels.emplace(id, std::move(kernel).value());
+    compiled.emplace(id, std::vector<NodeId>(run.begin(), run.end()));
+  }
+  graph.rebuild_links();
+  return ok_status();
+}
+
+}  // namespace
+
 Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionProvider* const> providers,
                                               Placement placement) {
   PartitionResult result;
   SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
+  // Providers that build one engine per partition compile theirs first.
+  std::map<NodeId, CreatedKernel> compiled_kernels;
+  bool any_compiled = false;
+  for (size_t p = 0; p < providers.size(); ++p) {
+    if (!providers[p]->compiles_partitions()) continue;
+    SY_RETURN_IF_ERROR(compile_partitions(graph, *providers[p], static_cast<int>(p), order, compiled_kernels,
+                                          result.compiled));
+    any_compiled = true;
+  }
+  if (any_compiled) {
+    SY_ASSIGN_OR_RETURN(order, graph.topological_order());
+  }
   const size_t n = graph.nodes.size();
   result.node_provider.assign(n, -1);
   result.kernels.resize(n);
@@ -242,6 +370,13 @@ Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionP
     Node& node = graph.nodes[k];
     size_t p = static_cast<size_t>(node.placed_on);
     if (node.placed_on < 0) return fail(node.describe() + " was not placed");
+    if (auto it = compiled_kernels.find(id); it != compiled_kernels.end()) {
+      result.node_provider[k] = node.placed_on;
+      result.kernels[k] = std::move(it->second.kernel);
+      result.host_inputs[k] = it->second.host_inputs;
+      release.settle(node, 0, providers[p]->device().is_cpu());
+      continue;
+    }
     while (true) {
       Result<CreatedKernel> created = providers[p]->create_kernel(graph, id);
       if (created.ok()) {

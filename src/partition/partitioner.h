@@ -9,6 +9,7 @@
 //                          and nodes grouped into partitions.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -26,9 +27,13 @@ namespace sy {
 // (schema/fused.h), which holds the optimizer's fused ops too.
 inline constexpr const char* kCopyToHostOp = "MemcpyToHost";
 inline constexpr const char* kCopyFromHostOp = "MemcpyFromHost";
+// A partition a provider compiled into one kernel (ExecutionProvider::
+// compile); its nodes stay in the graph, removed, listed in
+// PartitionResult::compiled.
+inline constexpr const char* kCompiledPartitionOp = "CompiledPartition";
 
 // Whether `node` is a device copy the partitioner inserted, not a node of
-// the model (fused or not).
+// the model (fused or not). A CompiledPartition stands for model nodes.
 inline bool is_copy_node(const Node& node) {
   return node.domain == kSwitchyardDomain && (node.op_type == kCopyToHostOp || node.op_type == kCopyFromHostOp);
 }
@@ -62,6 +67,8 @@ struct PartitionResult {
   std::vector<uint64_t> prepacked;    // per NodeId: constant inputs its kernel prepacked
   std::vector<NodeId> order;  // execution order, copies included
   std::vector<Partition> partitions;
+  // CompiledPartition node -> the model nodes it runs, in execution order.
+  std::map<NodeId, std::vector<NodeId>> compiled;
   int num_copies = 0;          // copy nodes inserted
   int num_constant_copies = 0; // of which copy an initializer (done once)
 };

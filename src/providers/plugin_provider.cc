@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "core/logging.h"
 
@@ -15,6 +16,12 @@ struct sy_node {
 
 struct sy_kernel_context {
   sy::KernelContext* ctx;
+};
+
+struct sy_partition {
+  const sy::Graph* graph;
+  const sy::PartitionToCompile* part;
+  std::vector<sy_node> nodes;
 };
 
 namespace sy {
@@ -146,6 +153,44 @@ int node_attr_tensor(const sy_node* n, const char* name, sy_tensor* value) {
 }
 const char* node_model_key(const sy_node* n) { return n->model_key.c_str(); }
 
+const char* value_name(const Graph& graph, ValueId v) {
+  return v == kNoValue ? "" : graph.values[static_cast<size_t>(v)].name.c_str();
+}
+const char* node_input_name(const sy_node* n, int32_t i) {
+  if (i < 0 || static_cast<size_t>(i) >= n->node->inputs.size()) return "";
+  return value_name(*n->graph, n->node->inputs[static_cast<size_t>(i)]);
+}
+const char* node_output_name(const sy_node* n, int32_t i) {
+  if (i < 0 || static_cast<size_t>(i) >= n->node->outputs.size()) return "";
+  return value_name(*n->graph, n->node->outputs[static_cast<size_t>(i)]);
+}
+
+int32_t partition_num_nodes(const sy_partition* p) { return static_cast<int32_t>(p->nodes.size()); }
+const sy_node* partition_node(const sy_partition* p, int32_t i) {
+  return i >= 0 && static_cast<size_t>(i) < p->nodes.size() ? &p->nodes[static_cast<size_t>(i)] : nullptr;
+}
+int32_t partition_num_inputs(const sy_partition* p) { return static_cast<int32_t>(p->part->inputs.size()); }
+int32_t partition_num_outputs(const sy_partition* p) { return static_cast<int32_t>(p->part->outputs.size()); }
+
+// A partition's input or output value: its name, its static type, and its
+// data when it is a constant.
+int partition_value(const sy_partition* p, const std::vector<ValueId>& values, int32_t i, const char** name,
+                    sy_tensor* type) {
+  if (i < 0 || static_cast<size_t>(i) >= values.size()) return 0;
+  const ValueId v = values[static_cast<size_t>(i)];
+  *name = value_name(*p->graph, v);
+  if (!type_to_abi(p->graph->values[static_cast<size_t>(v)].type, *type)) return 0;
+  const Tensor* constant = p->graph->constant(v);
+  if (constant != nullptr && constant->raw_data() != nullptr) to_abi(*constant, *type);
+  return 1;
+}
+int partition_input(const sy_partition* p, int32_t i, const char** name, sy_tensor* type) {
+  return partition_value(p, p->part->inputs, i, name, type);
+}
+int partition_output(const sy_partition* p, int32_t i, const char** name, sy_tensor* type) {
+  return partition_value(p, p->part->outputs, i, name, type);
+}
+
 int32_t ctx_num_inputs(sy_kernel_context* c) { return static_cast<int32_t>(c->ctx->num_inputs()); }
 int ctx_input(sy_kernel_context* c, int32_t i, sy_tensor* tensor) {
   const Tensor* t = i >= 0 ? c->ctx->input(static_cast<size_t>(i)) : nullptr;
@@ -188,6 +233,9 @@ const sy_host_api kHostApi = {
     node_attr_floats, node_attr_string, node_attr_tensor, node_model_key,
     ctx_num_inputs, ctx_input, ctx_num_outputs, ctx_output_requested, ctx_allocate_output, ctx_scratch,
     host_log,
+    node_input_name, node_output_name,
+    partition_num_nodes, partition_node, partition_num_inputs, partition_num_outputs, partition_input,
+    partition_output,
 };
 
 Status from_code(int code, const char* message) {
@@ -302,6 +350,26 @@ class PluginProvider final : public ExecutionProvider {
     created.host_inputs = host_inputs;
     return created;
   }
+
+  bool compiles_partitions() const override { return availability_.available && api_->compile != nullptr; }
+
+  Result<CreatedKernel> compile(const Graph& graph, const PartitionToCompile& partition) override {
+    if (!compiles_partitions()) return ExecutionProvider::compile(graph, partition);
+    sy_partition handle{&graph, &partition, {}};
+    for (NodeId id : partition.nodes) handle.nodes.push_back(node_handle(graph, graph.nodes[static_cast<size_t>(id)]));
+    sy_kernel* kernel = nullptr;
+    uint64_t host_inputs = 0;
+    char reason[kMessageSize] = {};
+    if (!api_->compile(p_, &handle, partition.cache_key.c_str(), &kernel, &host_inputs, reason, sizeof reason) ||
+        kernel == nullptr)
+      return not_implemented(reason[0] ? reason : name() + " declined to compile the partition");
+    CreatedKernel created;
+    created.kernel = std::make_unique<PluginKernel>(api_, p_, kernel);
+    created.host_inputs = host_inputs;
+    return created;
+  }
+
+  std::string version() const override { return api_->version != nullptr ? api_->version : ""; }
 
   Status copy_to_host(const Tensor& src, Tensor& dst) const override { return copy(src, dst, api_->copy_to_host); }
   Status copy_from_host(const Tensor& src, Tensor& dst) const override { return copy(src, dst, api_->copy_from_host); }

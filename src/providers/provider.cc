@@ -31,6 +31,10 @@ Status ExecutionProvider::copy_on_device(const Tensor& src, Tensor& dst) const {
   return host_memory_copy(*this, src, dst, "copy_on_device");
 }
 
+Result<CreatedKernel> ExecutionProvider::compile(const Graph&, const PartitionToCompile&) {
+  return not_implemented(name() + " does not compile partitions");
+}
+
 std::string RegistryProvider::decline_reason(const Graph&, const Node&) const { return {}; }
 
 std::vector<NodeSupport> RegistryProvider::capability(const Graph& graph, std::span<const NodeId> candidates) {

@@ -41,6 +41,18 @@ struct CreatedKernel {
   uint64_t prepacked_inputs = 0;
 };
 
+// A run of nodes placed on one provider, one after another in execution
+// order, offered whole to a provider that compiles partitions.
+struct PartitionToCompile {
+  std::vector<NodeId> nodes;     // execution order
+  std::vector<ValueId> inputs;   // read from outside the partition, constants included
+  std::vector<ValueId> outputs;  // made inside, read outside (or graph outputs)
+  // Model, device, provider version and the partition's nodes: the same
+  // partition of the same model on the same device and provider build
+  // gets the same key in every session, for engines cached on disk.
+  std::string cache_key;
+};
+
 class ExecutionProvider {
  public:
   virtual ~ExecutionProvider() = default;
@@ -68,6 +80,15 @@ class ExecutionProvider {
   // possibly a fused op it asked for). An error declines the node after
   // all; it then goes to the next provider with that error as the reason.
   virtual Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node) = 0;
+
+  // Optional, for providers that build one engine per partition: one
+  // kernel that runs all of `partition`'s nodes, reading its inputs and
+  // writing its outputs in their order. NotImplemented declines: its nodes
+  // then get a kernel each from create_kernel.
+  virtual bool compiles_partitions() const { return false; }
+  virtual Result<CreatedKernel> compile(const Graph& graph, const PartitionToCompile& partition);
+  // Part of compile()'s cache key.
+  virtual std::string version() const { return {}; }
 
   // Copies between this provider's device and host memory. `dst` is already
   // allocated with src's dtype and shape. The CPU provider never needs them.

@@ -4,7 +4,9 @@
 // device outputs can be checked without a GPU.
 //
 // Options: run_ops=1 makes it claim Relu (on its device) and Reshape (shape
-// read on the host); otherwise it declines every node.
+// read on the host); otherwise it declines every node. compile=1 makes it
+// compile each partition made only of Relus, in a chain, into one kernel
+// (the ABI's compile slot), and decline to compile any other.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,9 +17,10 @@
 struct sy_provider {
   const sy_host_api* host;
   bool run_ops;
+  bool compile;
 };
 struct sy_kernel {
-  int op;  // 0 Relu, 1 Reshape
+  int op;  // 0 Relu, 1 Reshape, 2 a compiled chain of Relus (Relu once: it is idempotent)
 };
 
 namespace {
@@ -39,16 +42,21 @@ int fail(char* error, size_t size, const char* message) {
 
 sy_provider* create(const sy_host_api* host, const char* const* keys, const char* const* values, size_t n, char* error,
                     size_t error_size) {
-  bool run_ops = false;
+  bool run_ops = false, compile = false;
   for (size_t i = 0; i < n; ++i) {
-    if (std::strcmp(keys[i], "run_ops") == 0 && (std::strcmp(values[i], "0") == 0 || std::strcmp(values[i], "1") == 0)) {
+    const bool flag = std::strcmp(values[i], "0") == 0 || std::strcmp(values[i], "1") == 0;
+    if (std::strcmp(keys[i], "run_ops") == 0 && flag) {
       run_ops = values[i][0] == '1';
       continue;
     }
-    std::snprintf(error, error_size, "unknown option '%s'; accepted: run_ops (0 or 1)", keys[i]);
+    if (std::strcmp(keys[i], "compile") == 0 && flag) {
+      compile = values[i][0] == '1';
+      continue;
+    }
+    std::snprintf(error, error_size, "unknown option '%s'; accepted: run_ops, compile (0 or 1)", keys[i]);
     return nullptr;
   }
-  return new sy_provider{host, run_ops};
+  return new sy_provider{host, run_ops, compile};
 }
 
 void destroy(sy_provider* p) { delete p; }
@@ -95,6 +103,46 @@ int create_kernel(sy_provider* p, const sy_node* node, sy_kernel** kernel, uint6
   return 0;
 }
 
+// A partition of Relus, each reading the one before: one kernel. The cache
+// key must be there (a real provider would name its engine file by it).
+int compile(sy_provider* p, const sy_partition* part, const char* cache_key, sy_kernel** kernel, uint64_t* host_inputs,
+            char* reason, size_t reason_size) {
+  const sy_host_api* h = p->host;
+  *host_inputs = 0;
+  if (!p->compile) {
+    std::snprintf(reason, reason_size, "compiling is off");
+    return 0;
+  }
+  if (cache_key == nullptr || std::strlen(cache_key) < 16) {
+    std::snprintf(reason, reason_size, "no cache key");
+    return 0;
+  }
+  if (h->partition_num_inputs(part) != 1 || h->partition_num_outputs(part) != 1) {
+    std::snprintf(reason, reason_size, "the test plugin compiles chains with one input and one output only");
+    return 0;
+  }
+  const char* in_name = nullptr;
+  const char* out_name = nullptr;
+  sy_tensor type{};
+  h->partition_input(part, 0, &in_name, &type);
+  h->partition_output(part, 0, &out_name, &type);
+  std::string previous = in_name;
+  for (int32_t i = 0; i < h->partition_num_nodes(part); ++i) {
+    const sy_node* node = h->partition_node(part, i);
+    if (std::strcmp(h->node_op_type(node), "Relu") != 0 || previous != h->node_input_name(node, 0)) {
+      std::snprintf(reason, reason_size, "the test plugin compiles chains of Relu only");
+      return 0;
+    }
+    previous = h->node_output_name(node, 0);
+  }
+  if (previous != out_name) {
+    std::snprintf(reason, reason_size, "the chain does not end in the partition's output");
+    return 0;
+  }
+  *kernel = new sy_kernel{2};
+  return 1;
+}
+
 int kernel_run(sy_provider* p, sy_kernel* k, sy_kernel_context* ctx, char* error, size_t error_size) {
   const sy_host_api* h = p->host;
   sy_tensor x{}, out{};
@@ -121,7 +169,7 @@ int kernel_run(sy_provider* p, sy_kernel* k, sy_kernel_context* ctx, char* error
   if (!on_device(out)) return fail(error, error_size, "output 0 is not on sim:7");
   const auto* in = static_cast<const float*>(x.data);
   auto* o = static_cast<float*>(out.data);
-  for (int64_t i = 0; i < count(x); ++i) o[i] = k->op == 0 ? (in[i] > 0 ? in[i] : 0) : in[i];
+  for (int64_t i = 0; i < count(x); ++i) o[i] = k->op != 1 ? (in[i] > 0 ? in[i] : 0) : in[i];
   return 0;
 }
 
@@ -138,7 +186,7 @@ const sy_provider_api kApi = {
     copy_to_host, copy_from_host, copy_on_device, create_kernel, kernel_run, kernel_destroy, nullptr, describe,
     // No supports(): the core's fallback asks create_kernel at placement.
     // No rewrites.
-    nullptr, nullptr,
+    nullptr, nullptr, "test-plugin-1", compile,
 };
 
 }  // namespace

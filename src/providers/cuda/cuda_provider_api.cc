@@ -172,6 +172,8 @@ const sy_provider_api kApi = {
     api_describe,
     api_supports,
     kRewrites,
+    SWITCHYARD_VERSION,
+    nullptr,  // compile: kernels per node
 };
 
 }  // namespace

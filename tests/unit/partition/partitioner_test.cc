@@ -722,5 +722,59 @@ TEST(PartitionerSessionTest, StrictPolicyRejectsFallThrough) {
       << s.status().to_string();
 }
 
+// x -> Relu -> Add(c) -> Sigmoid -> Mul(d) -> y: with the test provider
+// running Relu, Add and Mul, two partitions of it around the CPU's Sigmoid.
+ModelBuilder relu_add_sigmoid_mul(const std::string& relu_name = "relu") {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {2, 3});
+  b.initializer("c", make_tensor<float>({3}, {0.5f, -1.0f, 2.0f}));
+  b.initializer("d", make_tensor<float>({1}, {3.0f}));
+  b.node("Relu", {"x"}, {"r"}, {}, relu_name);
+  b.node("Add", {"r", "c"}, {"a"}, {}, "add");
+  b.node("Sigmoid", {"a"}, {"s"}, {}, "sigmoid");
+  b.node("Mul", {"s", "d"}, {"y"}, {}, "mul");
+  b.output("y", DataType::kFloat, {2, 3});
+  return b;
+}
+
+TEST(PartitionerSessionTest, AProviderThatCompilesGetsWholePartitions) {
+  const Tensor x = make_tensor<float>({2, 3}, {-1, 2, -3, 4, -5, 6});
+  SessionOptions cpu_options;
+  cpu_options.intra_op_threads = 1;
+  auto cpu = make_session(relu_add_sigmoid_mul(), cpu_options);
+  ASSERT_NE(cpu, nullptr);
+  auto want = cpu->run({{"x", x}});
+  ASSERT_TRUE(want.ok()) << want.status().to_string();
+
+  auto s = make_session(relu_add_sigmoid_mul(), test_then_cpu({{"ops", "Relu,Add,Mul"}, {"compile", "1"}}));
+  ASSERT_NE(s, nullptr);
+  TestProvider* test = TestProvider::last_created();
+  ASSERT_NE(test, nullptr);
+  EXPECT_EQ(test->partitions_compiled(), 2);  // {Relu, Add} and {Mul}
+  EXPECT_EQ(test->kernels_created(), 0);      // no kernel per node
+  auto y = s->run({{"x", x}});
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  expect_tensor_eq((*y)[0], (*want)[0]);
+  EXPECT_EQ(test->kernel_runs(), 3);  // the three nodes, inside two kernels
+  // The report still lists the model's nodes, each on its provider.
+  EXPECT_EQ(placed_ops(*s), (std::vector<std::string>{"test:Relu", "test:Add", "cpu:Sigmoid", "test:Mul"}))
+      << s->assignment_report();
+  EXPECT_EQ(s->placement().nodes_per_provider,
+            (std::map<std::string, int>{{"CPUExecutionProvider", 1}, {"TestExecutionProvider", 3}}));
+
+  // Cache keys: one per partition, the same for the same model in another
+  // session, another for another model.
+  const std::vector<std::string> keys = test->cache_keys();
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_NE(keys[0], keys[1]);
+  auto again = make_session(relu_add_sigmoid_mul(), test_then_cpu({{"ops", "Relu,Add,Mul"}, {"compile", "1"}}));
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(TestProvider::last_created()->cache_keys(), keys);
+  auto other = make_session(relu_add_sigmoid_mul("relu_renamed"),
+                            test_then_cpu({{"ops", "Relu,Add,Mul"}, {"compile", "1"}}));
+  ASSERT_NE(other, nullptr);
+  EXPECT_NE(TestProvider::last_created()->cache_keys()[0], keys[0]);
+}
+
 }  // namespace
 }  // namespace sy::testing

@@ -3,9 +3,11 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 #include "providers/cpu/cpu_provider.h"
+#include "providers/owning_kernel_context.h"
 #include "schema/fused.h"
 
 namespace sy::testing {
@@ -66,6 +68,60 @@ class SimulatedKernel final : public Kernel {
 
  private:
   std::unique_ptr<Kernel> inner_;
+  Device device_;
+  std::atomic<int64_t>* runs_;
+};
+
+// A compiled partition: the CPU kernels of its nodes, run one after another
+// on host tensors inside one kernel call, reading the partition's inputs
+// from the simulated device and writing its outputs there. What a
+// TensorRT-like provider's engine is to the session: one node.
+class PartitionKernel final : public Kernel {
+ public:
+  struct Step {
+    Node node;  // a copy: the graph's node vector grows after compiling
+    std::unique_ptr<Kernel> kernel;
+  };
+  PartitionKernel(std::vector<Step> steps, std::vector<ValueId> inputs, std::vector<ValueId> outputs, Device device,
+                  std::atomic<int64_t>* runs)
+      : steps_(std::move(steps)), inputs_(std::move(inputs)), outputs_(std::move(outputs)), device_(device),
+        runs_(runs) {}
+
+  // Allocates as it goes: a test provider, not a hot path.
+  Status run(KernelContext& ctx) const override {
+    std::map<ValueId, Tensor> values;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const Tensor* t = ctx.input(i);
+      if (t == nullptr) return kernel_error(ctx, "test provider partition: input " + std::to_string(i) + " missing");
+      const bool constant_on_host = t->device().is_cpu();  // a weight the partition reads where it lives
+      if (!constant_on_host && t->device() != device_)
+        return kernel_error(ctx, "test provider partition: input " + std::to_string(i) + " is on " +
+                                     t->device().to_string());
+      values[inputs_[i]] = *t;
+    }
+    for (const Step& step : steps_) {
+      std::vector<const Tensor*> in;
+      for (ValueId v : step.node.inputs) in.push_back(v == kNoValue ? nullptr : &values.at(v));
+      OwningKernelContext node_ctx(step.node, in, &ctx.thread_pool());
+      SY_RETURN_IF_ERROR(step.kernel->run(node_ctx));
+      runs_->fetch_add(1);
+      for (size_t j = 0; j < step.node.outputs.size(); ++j)
+        if (step.node.outputs[j] != kNoValue) values[step.node.outputs[j]] = node_ctx.outputs()[j];
+    }
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      const Tensor& v = values.at(outputs_[k]);
+      SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(k, v.dtype(), v.shape()));
+      if (out->device() != device_)
+        return kernel_error(ctx, "test provider partition: output " + std::to_string(k) + " was allocated on " +
+                                     out->device().to_string());
+      if (v.byte_size() > 0) std::memcpy(out->raw_data(), v.raw_data(), v.byte_size());
+    }
+    return ok_status();
+  }
+
+ private:
+  std::vector<Step> steps_;
+  std::vector<ValueId> inputs_, outputs_;
   Device device_;
   std::atomic<int64_t>* runs_;
 };
@@ -150,8 +206,13 @@ Result<std::unique_ptr<ExecutionProvider>> TestProvider::create_on(const Provide
   std::set<std::string> ops = {"Add", "Mul", "Relu", "MatMul"};
   DataType decline = DataType::kUndefined;
   int device_id = default_device_id;
+  bool compile = false;
   for (const auto& [key, value] : options) {
-    if (key == "ops") {
+    if (key == "compile") {
+      if (value != "0" && value != "1")
+        return invalid_argument("TestExecutionProvider: compile must be 0 or 1, got '" + value + "'");
+      compile = value == "1";
+    } else if (key == "ops") {
       ops = split_ops(value);
     } else if (key == "decline_dtype") {
       bool found = false;
@@ -170,10 +231,12 @@ Result<std::unique_ptr<ExecutionProvider>> TestProvider::create_on(const Provide
       device_id = static_cast<int>(id);
     } else {
       return invalid_argument("TestExecutionProvider: unknown option '" + key +
-                              "'; accepted: ops, decline_dtype, device_id");
+                              "'; accepted: ops, decline_dtype, device_id, compile");
     }
   }
-  return std::unique_ptr<ExecutionProvider>(std::make_unique<TestProvider>(std::move(ops), decline, device_id));
+  auto provider = std::make_unique<TestProvider>(std::move(ops), decline, device_id);
+  provider->compiles_ = compile;
+  return std::unique_ptr<ExecutionProvider>(std::move(provider));
 }
 
 std::vector<NodeSupport> TestProvider::capability(const Graph& graph, std::span<const NodeId> candidates) {
@@ -209,6 +272,28 @@ Result<CreatedKernel> TestProvider::create_kernel(const Graph& graph, NodeId id)
   ++kernels_created_;
   CreatedKernel created;
   created.kernel = std::make_unique<SimulatedKernel>(std::move(kernel), device(), &kernel_runs_);
+  return created;
+}
+
+Result<CreatedKernel> TestProvider::compile(const Graph& graph, const PartitionToCompile& partition) {
+  std::vector<PartitionKernel::Step> steps;
+  for (NodeId id : partition.nodes) {
+    const Node& node = graph.nodes[static_cast<size_t>(id)];
+    std::string reason;
+    const KernelDef* def = cpu::cpu_kernel_registry().find(graph, node, reason);
+    if (def == nullptr) return not_implemented("test provider cannot compile " + node.describe() + ": " + reason);
+    KernelCreateContext ctx(graph, node);
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, def->create(ctx));
+    steps.push_back({node, std::move(kernel)});
+  }
+  ++partitions_compiled_;
+  cache_keys_.push_back(partition.cache_key);
+  CreatedKernel created;
+  // Constants stay on the host, where the partition's nodes read them.
+  for (size_t i = 0; i < partition.inputs.size() && i < 64; ++i)
+    if (graph.constant(partition.inputs[i]) != nullptr) created.host_inputs |= uint64_t{1} << i;
+  created.kernel = std::make_unique<PartitionKernel>(std::move(steps), partition.inputs, partition.outputs, device(),
+                                                     &kernel_runs_);
   return created;
 }
 

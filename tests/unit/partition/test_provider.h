@@ -13,6 +13,9 @@
 //   ops            comma-separated op types to claim (default Add,Mul,Relu,MatMul)
 //   decline_dtype  a dtype name ("int64") whose nodes it declines
 //   device_id      the simulated device's id (default 0)
+//   compile        1: compiles each of its partitions into one kernel
+//                  (ExecutionProvider::compile, the TensorRT pattern) that
+//                  runs the nodes' CPU kernels in turn
 // With "FusedConv" among its ops it asks for the Conv fusions after
 // placement, as the CUDA provider does.
 #pragma once
@@ -82,6 +85,9 @@ class TestProvider final : public ExecutionProvider {
   // The rewrites a device provider would take: the Conv fusions (it runs
   // the CPU's FusedConv kernel when "FusedConv" is among its ops).
   std::vector<std::string> rewrites() const override;
+  bool compiles_partitions() const override { return compiles_; }
+  Result<CreatedKernel> compile(const Graph& graph, const PartitionToCompile& partition) override;
+  std::string version() const override { return "test-1"; }
 
   Status copy_to_host(const Tensor& src, Tensor& dst) const override;
   Status copy_from_host(const Tensor& src, Tensor& dst) const override;
@@ -94,6 +100,9 @@ class TestProvider final : public ExecutionProvider {
   // Kernels it created: one per node it keeps, none for a node it only
   // said it could run.
   int64_t kernels_created() const { return kernels_created_; }
+  int64_t partitions_compiled() const { return partitions_compiled_; }
+  // The cache key of every partition compiled, in order.
+  const std::vector<std::string>& cache_keys() const { return cache_keys_; }
 
  private:
   std::set<std::string> ops_;
@@ -103,6 +112,9 @@ class TestProvider final : public ExecutionProvider {
   mutable std::atomic<int64_t> copies_from_host_{0};
   std::atomic<int64_t> kernel_runs_{0};
   int64_t kernels_created_ = 0;
+  bool compiles_ = false;
+  int64_t partitions_compiled_ = 0;
+  std::vector<std::string> cache_keys_;
 };
 
 // Makes "test" / "TestExecutionProvider" (sim:0) and "test1" /

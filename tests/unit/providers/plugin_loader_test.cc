@@ -112,6 +112,45 @@ TEST_F(PluginLoaderTest, PluginRunsNodesOnItsDeviceThroughTheCAbi) {
   EXPECT_TRUE(found);
 }
 
+TEST_F(PluginLoaderTest, APluginCompilesItsPartitionsThroughTheCAbi) {
+  // x -> Relu -> Relu -> Relu -> y: one partition on the plugin, which
+  // compiles it into one kernel (the ABI's compile slot).
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {4});
+  b.node("Relu", {"x"}, {"a"}, {}, "relu1");
+  b.node("Relu", {"a"}, {"b"}, {}, "relu2");
+  b.node("Relu", {"b"}, {"y"}, {}, "relu3");
+  b.output("y", DataType::kFloat, {4});
+  SessionOptions o;
+  o.providers = {{"testplugin", {{"run_ops", "1"}, {"compile", "1"}}}, {"cpu", {}}};
+  o.enable_profiling = true;
+  o.log_level = LogLevel::kFatal;
+  const std::string bytes = b.build();
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  EXPECT_EQ((*s)->placement().nodes_per_provider.at("TestPluginExecutionProvider"), 3);
+  auto out = (*s)->run({{"x", testing::make_tensor<float>({4}, {-1, 2, -3, 4})}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const std::vector<float> want = {0, 2, 0, 4};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ((*out)[0].data<float>()[i], want[i]) << i;
+  // One plugin kernel ran, for the whole partition.
+  int partition_runs = 0, relu_runs = 0;
+  for (const Session::ProfileRecord& r : (*s)->profile_records()) {
+    if (r.op == "CompiledPartition") ++partition_runs;
+    if (r.op == "Relu") ++relu_runs;
+  }
+  EXPECT_EQ(partition_runs, 1);
+  EXPECT_EQ(relu_runs, 0);
+
+  // A partition it does not compile (Relu -> Reshape) gets a kernel per node.
+  auto mixed = create("testplugin", {}, {{"run_ops", "1"}, {"compile", "1"}}, relu_reshape_model());
+  ASSERT_TRUE(mixed.ok()) << mixed.status().to_string();
+  auto y = (*mixed)->run({{"x", testing::make_tensor<float>({2, 3}, {-1, 2, -3, 4, -5, 6})}});
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  EXPECT_EQ((*y)[0].shape(), (Shape{3, 2}));
+  EXPECT_EQ((*y)[0].data<float>()[1], 2.0f);
+}
+
 TEST_F(PluginLoaderTest, MissingDependencyNamesTheLibraryAndTheFix) {
   auto s = create("testbroken");
   ASSERT_TRUE(s.ok()) << s.status().to_string();  // falls back, with a warning
@@ -153,7 +192,7 @@ TEST_F(PluginLoaderTest, PluginOptionErrorsComeFromThePlugin) {
   auto s = create("testplugin", {}, {{"flavour", "x"}});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.status().message().find("unknown option 'flavour'; accepted: run_ops (0 or 1)"), std::string::npos)
+  EXPECT_NE(s.status().message().find("unknown option 'flavour'; accepted: run_ops, compile (0 or 1)"), std::string::npos)
       << s.status().message();
 }
 
