@@ -53,7 +53,8 @@ ProviderDiagnosis diagnose_cpu() {
   d.name = "CPUExecutionProvider";
   d.short_name = "cpu";
   d.built = d.loadable = d.device_present = d.usable = true;
-  const std::string isa = cpu_isa_name(best_cpu_isa());
+  const std::string cap = cpu_isa_cap_setting();
+  const std::string isa = cpu_isa_name(best_cpu_isa()) + (cap.empty() ? "" : " (capped by " + cap + ")");
   d.devices.push_back("host CPU: " + std::to_string(std::thread::hardware_concurrency()) +
                       " hardware threads, fastest kernels: " + isa);
   return d;

@@ -105,14 +105,8 @@ TEST(TransposeKernel, All4DPermutationsWithUnitDimsAndEveryElementSize) {
   }
 }
 
-TEST(TransposeKernel, DefaultPermReverses) {
-  auto out = NodeTest("Transpose", 13).input(make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})).run();
-  ASSERT_TRUE(out.ok()) << out.status().to_string();
-  expect_tensor_eq(out->at(0), make_tensor<float>({3, 2}, {1, 4, 2, 5, 3, 6}));
-  auto three = NodeTest("Transpose", 1).input(make_tensor<float>({2, 3, 4}, iota_floats(24))).run();
-  ASSERT_TRUE(three.ok()) << three.status().to_string();
-  EXPECT_EQ(to_vector<float>(three->at(0)), reference_transpose(iota_floats(24), Shape{2, 3, 4}, {2, 1, 0}));
-}
+// The default perm (reversed axes) runs on every provider configuration in
+// the op harness: tests/unit/harness/op_harness_test.cc, Transpose_default_*.
 
 TEST(TransposeKernel, Large2DBlockedOddSizes) {
   const Shape s{67, 131};
