@@ -27,6 +27,10 @@ struct ProviderDiagnosis {
   std::vector<DoctorCheck> checks;
   std::vector<std::string> devices;      // one line per device
   std::vector<std::string> environment;  // overrides in force ("CUDA_VISIBLE_DEVICES=1")
+  // As the provider library states them (its ABI table); empty when it is
+  // not built or says nothing.
+  std::vector<std::string> options;    // "device_id (an integer >= 0)"
+  std::vector<std::string> libraries;  // "libcudnn.so.9 or libcudnn.so.8"
 };
 
 // Every provider Switchyard knows, in default priority order.

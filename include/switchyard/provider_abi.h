@@ -151,6 +151,12 @@ typedef struct sy_host_api {
   int (*partition_output)(const sy_partition* partition, int32_t i, const char** name, sy_tensor* type);
 } sy_host_api;
 
+/* One option a provider's create() accepts, and its values in words. */
+typedef struct sy_option_spec {
+  const char* key;      /* "device_id" */
+  const char* accepted; /* "an integer >= 0" */
+} sy_option_spec;
+
 typedef struct sy_provider_api {
   uint32_t abi_version; /* SY_PROVIDER_ABI_VERSION */
   uint32_t size;        /* sizeof(sy_provider_api) */
@@ -223,6 +229,14 @@ typedef struct sy_provider_api {
    * outputs as its context's. */
   int (*compile)(sy_provider* provider, const sy_partition* partition, const char* cache_key, sy_kernel** kernel,
                  uint64_t* host_inputs, char* reason, size_t reason_size);
+  /* optional: the options create() accepts, ended by {NULL, NULL}. doctor
+   * lists them; the core keeps no copy (create() still checks them). */
+  const sy_option_spec* options;
+  /* optional: the shared libraries the provider opens at run time, one
+   * entry per library with its accepted sonames separated by '|'
+   * ("libcudnn.so.9|libcudnn.so.8"), ended by NULL. doctor lists them;
+   * whether they were found is the provider's describe() to say. */
+  const char* const* libraries;
 } sy_provider_api;
 
 /* The one symbol a provider library exports. host_abi_version is the

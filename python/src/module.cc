@@ -435,6 +435,8 @@ PYBIND11_MODULE(_switchyard, m) {
       row["checks"] = checks;
       row["devices"] = d.devices;
       row["environment"] = d.environment;
+      row["options"] = d.options;
+      row["libraries"] = d.libraries;
       providers.append(row);
     }
     return py::make_tuple(providers, format_doctor(report));

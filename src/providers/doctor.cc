@@ -71,14 +71,9 @@ ProviderDiagnosis diagnose_cuda() {
   lib.ok = d.built;
   lib.detail = d.built ? library : "not found; searched: " + join(provider_search_path(), ", ");
   d.checks.push_back(lib);
-  // Without the provider library, say what it would need here. With it,
-  // the library reports what it found itself (describe(), below), through
-  // its own search, which is the one sessions use.
-  if (!d.built) {
-    d.checks.push_back(library_check({"libcublas.so.13", "libcublas.so.12"}));
-    d.checks.push_back(library_check({"libcublasLt.so.13", "libcublasLt.so.12"}));
-    d.checks.push_back(library_check({"libcudnn.so.9", "libcudnn.so.8"}));
-  }
+  // The NVIDIA libraries it needs and its options come from the provider
+  // library itself (below), which also reports what it found, through its
+  // own search, the one sessions use: the core keeps no copy of either.
   const CudaDriverProbe drv = probe_cuda_driver();
   DoctorCheck driver;
   driver.what = "NVIDIA driver (libcuda.so.1)";
@@ -119,6 +114,8 @@ ProviderDiagnosis diagnose_cuda() {
     return d;
   }
   const Availability a = (*provider)->availability();
+  d.options = (*provider)->option_specs();
+  d.libraries = (*provider)->required_libraries();
   const std::string facts = (*provider)->describe();
   // Loadable: its libraries were found (describe() marks a missing one).
   d.loadable = facts.find("MISSING") == std::string::npos;
@@ -210,6 +207,8 @@ ProviderDiagnosis diagnose_provider(const std::string& name) {
         d.reason = a.reason;
         d.fix = a.fix;
         d.devices.push_back((*provider)->device().to_string());
+        d.options = (*provider)->option_specs();
+        d.libraries = (*provider)->required_libraries();
       } else {
         d.reason = provider.status().message();
       }
@@ -243,6 +242,12 @@ std::string format_doctor(const std::vector<ProviderDiagnosis>& report) {
     for (const DoctorCheck& c : d.checks) s += "  [" + std::string(c.ok ? "ok" : "--") + "] " + c.what + ": " + c.detail + "\n";
     for (const std::string& dev : d.devices) s += "  " + dev + "\n";
     for (const std::string& e : d.environment) s += "  environment: " + e + "\n";
+    for (const std::string& l : d.libraries) s += "  needs: " + l + "\n";
+    if (!d.options.empty()) {
+      std::string options;
+      for (const std::string& o : d.options) options += (options.empty() ? "" : ", ") + o;
+      s += "  options: " + options + "\n";
+    }
     if (!d.usable) {
       s += "  why: " + d.reason + "\n";
       if (!d.fix.empty()) s += "  fix: " + d.fix + "\n";

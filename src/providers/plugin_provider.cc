@@ -371,6 +371,25 @@ class PluginProvider final : public ExecutionProvider {
 
   std::string version() const override { return api_->version != nullptr ? api_->version : ""; }
 
+  std::vector<std::string> option_specs() const override {
+    std::vector<std::string> out;
+    if (api_->options != nullptr)
+      for (const sy_option_spec* o = api_->options; o->key != nullptr; ++o)
+        out.push_back(std::string(o->key) + " (" + (o->accepted ? o->accepted : "?") + ")");
+    return out;
+  }
+
+  std::vector<std::string> required_libraries() const override {
+    std::vector<std::string> out;
+    if (api_->libraries != nullptr)
+      for (const char* const* l = api_->libraries; *l != nullptr; ++l) {
+        std::string entry = *l;
+        for (size_t bar; (bar = entry.find('|')) != std::string::npos;) entry.replace(bar, 1, " or ");
+        out.push_back(entry);
+      }
+    return out;
+  }
+
   Status copy_to_host(const Tensor& src, Tensor& dst) const override { return copy(src, dst, api_->copy_to_host); }
   Status copy_from_host(const Tensor& src, Tensor& dst) const override { return copy(src, dst, api_->copy_from_host); }
   Status copy_on_device(const Tensor& src, Tensor& dst) const override {

@@ -105,6 +105,11 @@ class ExecutionProvider {
   // only the shape of its tensors without a copy. True for device plugins;
   // the test-only simulated provider keeps the plain rules.
   virtual bool keeps_shape_math_on_host() const { return false; }
+  // The options it accepts, "key (values)", and the libraries it opens at
+  // run time ("libcudnn.so.9 or libcudnn.so.8"), as it states them: what
+  // doctor lists. Empty when it says nothing.
+  virtual std::vector<std::string> option_specs() const { return {}; }
+  virtual std::vector<std::string> required_libraries() const { return {}; }
   // Facts for doctor and logs, one per line (device, memory, library
   // versions); empty when there is nothing to add.
   virtual std::string describe() const { return {}; }

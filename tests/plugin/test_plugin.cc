@@ -180,13 +180,17 @@ int describe(sy_provider*, char* text, size_t size) {
   return 0;
 }
 
+const sy_option_spec kOptions[] = {{"run_ops", "0 or 1"}, {"compile", "0 or 1"}, {nullptr, nullptr}};
+// Nothing it opens; listed so that doctor's reading of the list is tested.
+const char* const kLibraries[] = {"libc.so.6", nullptr};
+
 const sy_provider_api kApi = {
     SY_PROVIDER_ABI_VERSION, sizeof(sy_provider_api), "TestPluginExecutionProvider", "testplugin",
     create, destroy, availability, device, allocate, deallocate, nullptr,
     copy_to_host, copy_from_host, copy_on_device, create_kernel, kernel_run, kernel_destroy, nullptr, describe,
     // No supports(): the core's fallback asks create_kernel at placement.
     // No rewrites.
-    nullptr, nullptr, "test-plugin-1", compile,
+    nullptr, nullptr, "test-plugin-1", compile, kOptions, kLibraries,
 };
 
 }  // namespace

@@ -45,8 +45,26 @@ std::string loaded_path(void* handle, const std::string& fallback) {
   return fallback;
 }
 
+// What the provider opens, each with the sonames it accepts, newest first:
+// the list the ABI states (sy_provider_api.libraries) and the one
+// open_library() walks. cuBLASLt first: cuBLAS needs it.
+constexpr const char* kCublasLt = "libcublasLt.so.13|libcublasLt.so.12";
+constexpr const char* kCublas = "libcublas.so.13|libcublas.so.12";
+constexpr const char* kCudnn = "libcudnn.so.9|libcudnn.so.8";
+constexpr const char* kRequired[] = {kCublasLt, kCublas, kCudnn, nullptr};
+
+std::vector<std::string> sonames_of(const char* entry) {
+  std::vector<std::string> names;
+  std::string rest = entry;
+  for (size_t bar; (bar = rest.find('|')) != std::string::npos; rest = rest.substr(bar + 1))
+    names.push_back(rest.substr(0, bar));
+  names.push_back(rest);
+  return names;
+}
+
 // Tries each soname through the loader's own search, then in each folder.
-void* open_library(const std::vector<std::string>& sonames, const std::vector<std::string>& folders, LibraryLoad& load) {
+void* open_library(const char* entry, const std::vector<std::string>& folders, LibraryLoad& load) {
+  const std::vector<std::string> sonames = sonames_of(entry);
   std::string failures;  // files that exist but would not load: the useful part of the message
   for (const std::string& soname : sonames) {
     if (void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
@@ -86,7 +104,7 @@ void finish(LibraryLoad& load, const std::string& missing) {
 void load_cublaslt(CudaLibraries& libs, const std::vector<std::string>& folders) {
   LibraryLoad& load = libs.cublaslt_load;
   load.name = "cuBLASLt";
-  void* h = open_library({"libcublasLt.so.13", "libcublasLt.so.12"}, folders, load);
+  void* h = open_library(kCublasLt, folders, load);
   if (h == nullptr) return;
   // Only its version: cuBLAS needs the library, the provider none of its functions.
   decltype(&cublasLtGetVersion) get_version = nullptr;
@@ -99,7 +117,7 @@ void load_cublaslt(CudaLibraries& libs, const std::vector<std::string>& folders)
 void load_cublas(CudaLibraries& libs, const std::vector<std::string>& folders) {
   LibraryLoad& load = libs.cublas_load;
   load.name = "cuBLAS";
-  void* h = open_library({"libcublas.so.13", "libcublas.so.12"}, folders, load);
+  void* h = open_library(kCublas, folders, load);
   if (h == nullptr) return;
   CublasApi& a = libs.cublas;
   std::string missing;
@@ -122,7 +140,7 @@ void load_cublas(CudaLibraries& libs, const std::vector<std::string>& folders) {
 void load_cudnn(CudaLibraries& libs, const std::vector<std::string>& folders) {
   LibraryLoad& load = libs.cudnn_load;
   load.name = "cuDNN";
-  void* h = open_library({"libcudnn.so.9", "libcudnn.so.8"}, folders, load);
+  void* h = open_library(kCudnn, folders, load);
   if (h == nullptr) return;
   CudnnApi& a = libs.cudnn;
   std::string missing;
@@ -159,6 +177,8 @@ void load_cudnn(CudaLibraries& libs, const std::vector<std::string>& folders) {
 }
 
 }  // namespace
+
+const char* const* cuda_required_libraries() { return kRequired; }
 
 std::vector<std::string> cuda_library_folders() {
   std::vector<std::string> folders;

@@ -93,6 +93,9 @@ struct CudaLibraries {
 
 // The folders searched after the loader's own path, in order.
 std::vector<std::string> cuda_library_folders();
+// The libraries it opens, as the ABI states them (sy_provider_api.
+// libraries): "libcudnn.so.9|libcudnn.so.8", ..., then nullptr.
+const char* const* cuda_required_libraries();
 
 // Loads the three libraries once per process; later calls return the same
 // object. Never fails: what could not load is recorded in the result.

@@ -1,6 +1,8 @@
 #include "providers/cuda/cuda_options.h"
 
+#include <array>
 #include <cerrno>
+#include <iterator>
 #include <cstdlib>
 
 namespace sy::cuda {
@@ -72,6 +74,15 @@ const OptionRule kRules[] = {
 };
 
 }  // namespace
+
+const sy_option_spec* cuda_option_specs() {
+  static const auto specs = [] {
+    std::array<sy_option_spec, std::size(kRules) + 1> s{};
+    for (size_t i = 0; i < std::size(kRules); ++i) s[i] = {kRules[i].key, kRules[i].accepted};
+    return s;  // the last entry stays {nullptr, nullptr}
+  }();
+  return specs.data();
+}
 
 std::string accepted_cuda_options() {
   std::string s;

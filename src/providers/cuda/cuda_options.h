@@ -3,6 +3,8 @@
 // value is an error that lists what is accepted.
 #pragma once
 
+#include "switchyard/provider_abi.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,6 +34,9 @@ Status parse_cuda_options(const std::vector<std::pair<std::string, std::string>>
 
 // "device_id (an integer >= 0), gpu_mem_limit (...), ..."
 std::string accepted_cuda_options();
+// The same rules as the ABI states them (sy_provider_api.options), ended
+// by {nullptr, nullptr}: doctor's list, with no copy in the core.
+const sy_option_spec* cuda_option_specs();
 
 const char* conv_algo_search_name(ConvAlgoSearch s);
 

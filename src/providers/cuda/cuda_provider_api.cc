@@ -7,6 +7,8 @@
 #include <memory>
 #include <new>
 
+#include "providers/cuda/cuda_libraries.h"
+#include "providers/cuda/cuda_options.h"
 #include "providers/cuda/cuda_provider.h"
 
 struct sy_provider {
@@ -174,11 +176,25 @@ const sy_provider_api kApi = {
     kRewrites,
     SWITCHYARD_VERSION,
     nullptr,  // compile: kernels per node
+    nullptr,  // options and libraries: api_table() fills them in
+    nullptr,
 };
+
+// kApi with the option and library lists, which live beside the code that
+// uses them (cuda_options.cc, cuda_libraries.cc).
+const sy_provider_api* api_table() {
+  static const sy_provider_api api = [] {
+    sy_provider_api a = kApi;
+    a.options = cuda_option_specs();
+    a.libraries = cuda_required_libraries();
+    return a;
+  }();
+  return &api;
+}
 
 }  // namespace
 }  // namespace sy::cuda
 
 extern "C" __attribute__((visibility("default"))) const sy_provider_api* sy_provider_get_api(uint32_t host_abi_version) {
-  return host_abi_version == SY_PROVIDER_ABI_VERSION ? &sy::cuda::kApi : nullptr;
+  return host_abi_version == SY_PROVIDER_ABI_VERSION ? sy::cuda::api_table() : nullptr;
 }

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "providers/plugin_loader.h"
+#include "switchyard/doctor.h"
 #include "switchyard/session.h"
 #include "testing/model_builder.h"
 #include "testing/node_test.h"
@@ -194,6 +195,17 @@ TEST_F(PluginLoaderTest, PluginOptionErrorsComeFromThePlugin) {
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.status().message().find("unknown option 'flavour'; accepted: run_ops, compile (0 or 1)"), std::string::npos)
       << s.status().message();
+}
+
+TEST_F(PluginLoaderTest, DoctorListsTheOptionsAndLibrariesThePluginStates) {
+  // Read from the plugin's ABI table (sy_provider_api.options and
+  // .libraries), which the core keeps no copy of.
+  const ProviderDiagnosis d = diagnose_provider("TestPluginExecutionProvider");
+  EXPECT_EQ(d.options, (std::vector<std::string>{"run_ops (0 or 1)", "compile (0 or 1)"}));
+  EXPECT_EQ(d.libraries, (std::vector<std::string>{"libc.so.6"}));
+  const std::string text = format_doctor({d});
+  EXPECT_NE(text.find("  needs: libc.so.6\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  options: run_ops (0 or 1), compile (0 or 1)\n"), std::string::npos) << text;
 }
 
 TEST_F(PluginLoaderTest, IoBindingKeepsInputsAndOutputsOnTheDevice) {
