@@ -350,5 +350,51 @@ TEST(OptimizerTest, ResultsMatchWithAndWithoutOptimization) {
   expect_tensor_eq(results[0], results[2]);
 }
 
+// x -> Conv -> Relu -> y, for the provider rewrites' scope.
+ModelBuilder conv_then_relu() {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, 1, 3, 3});
+  b.initializer("w", make_tensor<float>({2, 1, 1, 1}, {1.0f, -1.0f}));
+  b.node("Conv", {"x", "w"}, {"c"}, {}, "conv");
+  b.node("Relu", {"c"}, {"y"}, {}, "relu");
+  b.output("y", DataType::kFloat, {2, 1, 3, 3});
+  return b;
+}
+
+TEST(ProviderRewrites, MatchOnlyNodesPlacedOnTheProviderBeingRewritten) {
+  struct Case {
+    int conv_on, relu_on, rewritten;
+    int fused;
+  };
+  // Both on provider 0 and rewriting 0: fused. Split across providers, or
+  // rewriting the provider that holds neither: untouched.
+  for (const Case c : {Case{0, 0, 0, 1}, Case{0, 1, 0, 0}, Case{0, 1, 1, 0}, Case{1, 1, 0, 0}}) {
+    Graph g = load_resolved(conv_then_relu());
+    for (Node& n : g.nodes) n.placed_on = n.op_type == "Conv" ? c.conv_on : c.relu_on;
+    PassStats stats;
+    ASSERT_TRUE(run_provider_rewrites(g, c.rewritten, {"conv_activation"}, OptimizationLevel::kAll, &stats).ok());
+    EXPECT_EQ(stats.conv_activations_fused, c.fused) << c.conv_on << c.relu_on << c.rewritten;
+    EXPECT_EQ(g.rewrite_scope, -1);  // restored
+  }
+}
+
+TEST(ProviderRewrites, AnUnknownNameIsAnErrorListingTheKnownOnes) {
+  Graph g = load_resolved(conv_then_relu());
+  const Status st = run_provider_rewrites(g, -1, {"conv_activaton"}, OptimizationLevel::kAll);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("unknown provider rewrite 'conv_activaton'"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("conv_activation"), std::string::npos) << st.message();
+}
+
+TEST(ProviderRewrites, NewNodesArePlacedWhereTheRewriteRuns) {
+  Graph g;
+  g.rewrite_scope = 2;
+  Node n;
+  n.op_type = "Relu";
+  EXPECT_EQ(g.nodes[static_cast<size_t>(g.add_node(n))].placed_on, 2);
+  g.rewrite_scope = -1;
+  EXPECT_EQ(g.nodes[static_cast<size_t>(g.add_node(n))].placed_on, -1);
+}
+
 }  // namespace
 }  // namespace sy::testing

@@ -613,6 +613,38 @@ TEST(PartitionerSessionTest, FusionsRunAfterPlacementForTheProvidersThatAskForTh
   }
 }
 
+TEST(PartitionerSessionTest, AKernelRefusedAtCreationMovesToTheNextProvider) {
+  // The test provider says it can run Relu, then fails to create its
+  // kernel: the Relu goes to the CPU with that reason; the Mul stays.
+  ModelBuilder b;
+  b.input("x", DataType::kFloat, {4});
+  b.initializer("k", make_tensor<float>({1}, {2.0f}));
+  b.node("Relu", {"x"}, {"r"}, {}, "relu");
+  b.node("Mul", {"r", "k"}, {"y"}, {}, "mul");
+  b.output("y", DataType::kFloat, {4});
+  SessionOptions o = test_then_cpu({{"ops", "Relu,Mul"}, {"refuse_create", "Relu"}});
+  o.fallback.node_fallthrough = FallbackAction::kAllow;
+  auto s = make_session(b, o);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(placed_ops(*s), (std::vector<std::string>{"cpu:Relu", "test:Mul"})) << s->assignment_report();
+  for (const NodeAssignment& a : s->assignment()) {
+    if (a.op_type != "Relu") continue;
+    ASSERT_EQ(a.declined.size(), 1u);
+    EXPECT_EQ(a.declined[0].provider, "TestExecutionProvider");
+    EXPECT_EQ(a.declined[0].reason, "the test provider refuses to create a kernel for Relu");
+  }
+  auto y = s->run({{"x", make_tensor<float>({4}, {-1, 2, -3, 4})}});
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  expect_tensor_eq((*y)[0], make_tensor<float>({4}, {0, 4, 0, 8}));
+
+  // Under the strict policy that is a fall-through like any other.
+  o.fallback = FallbackPolicy::strict();
+  const std::string bytes = b.build();
+  auto strict = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.status().message().find("fell through"), std::string::npos) << strict.status().message();
+}
+
 TEST(PartitionerSessionTest, KernelsAreCreatedOnlyForTheNodesKept) {
   // Relu -> Sigmoid -> Relu: the test provider could run both Relus, but
   // min_partition_size 2 hands each single-node run to the CPU. It is

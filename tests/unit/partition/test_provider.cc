@@ -207,6 +207,7 @@ Result<std::unique_ptr<ExecutionProvider>> TestProvider::create_on(const Provide
   DataType decline = DataType::kUndefined;
   int device_id = default_device_id;
   bool compile = false;
+  std::set<std::string> refuse_create;
   for (const auto& [key, value] : options) {
     if (key == "compile") {
       if (value != "0" && value != "1")
@@ -214,6 +215,8 @@ Result<std::unique_ptr<ExecutionProvider>> TestProvider::create_on(const Provide
       compile = value == "1";
     } else if (key == "ops") {
       ops = split_ops(value);
+    } else if (key == "refuse_create") {
+      refuse_create = split_ops(value);
     } else if (key == "decline_dtype") {
       bool found = false;
       for (int t = 1; t <= kMaxDataTypeValue; ++t) {
@@ -231,11 +234,12 @@ Result<std::unique_ptr<ExecutionProvider>> TestProvider::create_on(const Provide
       device_id = static_cast<int>(id);
     } else {
       return invalid_argument("TestExecutionProvider: unknown option '" + key +
-                              "'; accepted: ops, decline_dtype, device_id, compile");
+                              "'; accepted: ops, decline_dtype, device_id, compile, refuse_create");
     }
   }
   auto provider = std::make_unique<TestProvider>(std::move(ops), decline, device_id);
   provider->compiles_ = compile;
+  provider->refuse_create_ = std::move(refuse_create);
   return std::unique_ptr<ExecutionProvider>(std::move(provider));
 }
 
@@ -264,6 +268,8 @@ Result<CreatedKernel> TestProvider::create_kernel(const Graph& graph, NodeId id)
   const Node& node = graph.nodes[static_cast<size_t>(id)];
   if (ops_.count(node.op_type) == 0)
     return not_implemented("op " + node.op_type + " not supported by the test provider");
+  if (refuse_create_.count(node.op_type) != 0)
+    return not_implemented("the test provider refuses to create a kernel for " + node.op_type);
   std::string reason;
   const KernelDef* def = cpu::cpu_kernel_registry().find(graph, node, reason);
   if (def == nullptr) return not_implemented("test provider: " + reason);

@@ -13,6 +13,9 @@
 //   ops            comma-separated op types to claim (default Add,Mul,Relu,MatMul)
 //   decline_dtype  a dtype name ("int64") whose nodes it declines
 //   device_id      the simulated device's id (default 0)
+//   refuse_create  op types it says it can run but then fails to create a
+//                  kernel for (a factory refusing an attribute), so the
+//                  node moves on to the next provider at creation
 //   compile        1: compiles each of its partitions into one kernel
 //                  (ExecutionProvider::compile, the TensorRT pattern) that
 //                  runs the nodes' CPU kernels in turn
@@ -113,6 +116,7 @@ class TestProvider final : public ExecutionProvider {
   std::atomic<int64_t> kernel_runs_{0};
   int64_t kernels_created_ = 0;
   bool compiles_ = false;
+  std::set<std::string> refuse_create_;
   int64_t partitions_compiled_ = 0;
   std::vector<std::string> cache_keys_;
 };
