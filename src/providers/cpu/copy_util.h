@@ -14,12 +14,14 @@
 
 #include "core/checked_math.h"
 #include "core/thread_pool.h"
-#include "providers/cpu/axis.h"
+#include "switchyard/provider_sdk/axis.h"
 #include "providers/kernel.h"
 #include "switchyard/data_type.h"
 #include "switchyard/tensor.h"
 
 namespace sy::cpu {
+
+using provider_sdk::normalize_axis;  // the provider SDK's, shared with the CUDA provider
 
 // complex128: moved as 16 opaque bytes.
 struct Bytes16 {

@@ -24,11 +24,13 @@
 #endif
 
 #include "core/thread_pool.h"
-#include "providers/cpu/axis.h"
+#include "switchyard/provider_sdk/axis.h"
 #include "providers/kernel.h"
 #include "switchyard/data_type.h"
 
 namespace sy::cpu {
+
+using provider_sdk::normalize_axis;  // the provider SDK's, shared with the CUDA provider
 
 // ---- type lists and dispatch ----------------------------------------------
 

@@ -1,4 +1,4 @@
-#include "providers/cuda/conv_algo_cache.h"
+#include "conv_algo_cache.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "providers/cuda/cuda_common.h"
+#include "cuda_common.h"
 
 namespace sy::cuda {
 

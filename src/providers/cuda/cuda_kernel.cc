@@ -1,6 +1,6 @@
-#include "providers/cuda/cuda_kernel.h"
+#include "cuda_kernel.h"
 
-#include "providers/cuda/cuda_provider.h"
+#include "cuda_provider.h"
 
 namespace sy::cuda {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "providers/cuda/cuda_common.h"
+#include "cuda_common.h"
 
 namespace sy::cuda {
 

@@ -1,4 +1,4 @@
-#include "providers/cuda/cuda_libraries.h"
+#include "cuda_libraries.h"
 
 #include <cublasLt.h>
 

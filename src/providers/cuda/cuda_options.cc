@@ -1,4 +1,4 @@
-#include "providers/cuda/cuda_options.h"
+#include "cuda_options.h"
 
 #include <array>
 #include <cerrno>

@@ -1,9 +1,9 @@
-#include "providers/cuda/cuda_provider.h"
+#include "cuda_provider.h"
 
 #include <cstdlib>
 #include <cstring>
 
-#include "providers/cuda/device_check.h"
+#include "device_check.h"
 
 namespace sy::cuda {
 namespace {

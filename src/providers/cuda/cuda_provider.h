@@ -20,12 +20,12 @@
 #include <utility>
 #include <vector>
 
-#include "providers/cuda/conv_algo_cache.h"
-#include "providers/cuda/cuda_common.h"
-#include "providers/cuda/cuda_kernel.h"
-#include "providers/cuda/cuda_libraries.h"
-#include "providers/cuda/cuda_options.h"
-#include "providers/cuda/device_arena.h"
+#include "conv_algo_cache.h"
+#include "cuda_common.h"
+#include "cuda_kernel.h"
+#include "cuda_libraries.h"
+#include "cuda_options.h"
+#include "device_arena.h"
 
 namespace sy::cuda {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <new>
 
-#include "providers/cuda/cuda_libraries.h"
-#include "providers/cuda/cuda_options.h"
-#include "providers/cuda/cuda_provider.h"
+#include "cuda_libraries.h"
+#include "cuda_options.h"
+#include "cuda_provider.h"
 
 struct sy_provider {
   std::unique_ptr<sy::cuda::CudaProvider> impl;

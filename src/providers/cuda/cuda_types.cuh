@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "providers/cuda/cuda_common.h"
+#include "cuda_common.h"
 
 namespace sy::cuda {
 

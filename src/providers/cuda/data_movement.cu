@@ -22,10 +22,10 @@
 #include <utility>
 #include <vector>
 
-#include "providers/cpu/axis.h"
-#include "providers/cuda/cuda_kernel.h"
-#include "providers/cuda/cuda_types.cuh"
-#include "providers/cuda/data_movement_index.cuh"
+#include "switchyard/provider_sdk/axis.h"
+#include "cuda_kernel.h"
+#include "cuda_types.cuh"
+#include "data_movement_index.cuh"
 
 namespace sy::cuda {
 namespace {
@@ -542,7 +542,7 @@ class ConcatKernel final : public DataMovementKernel {
     SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, first));
     const int r = first->rank();
     int64_t axis = axis_;
-    if (!cpu::normalize_axis(axis, r))
+    if (!provider_sdk::normalize_axis(axis, r))
       return fail("axis " + std::to_string(axis_) + " is out of range for input " + first->describe());
     const int a = static_cast<int>(axis);
     int64_t total = 0;
@@ -616,7 +616,7 @@ class SplitKernel final : public DataMovementKernel {
     SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
     const int r = in->rank();
     int64_t axis = axis_;
-    if (!cpu::normalize_axis(axis, r))
+    if (!provider_sdk::normalize_axis(axis, r))
       return fail("axis " + std::to_string(axis_) + " is out of range for input " + in->describe());
     const int a = static_cast<int>(axis);
     const int64_t dim = in->dim(a);
@@ -755,7 +755,7 @@ class SliceKernel final : public DataMovementKernel {
       const auto ui = static_cast<size_t>(i);
       const int64_t given = has_axes ? (from_inputs_ ? host_int(*axes, i) : axes_[ui]) : i;
       int64_t axis = given;
-      if (!cpu::normalize_axis(axis, r))
+      if (!provider_sdk::normalize_axis(axis, r))
         return fail("axis " + std::to_string(given) + " is out of range for input " + in->describe());
       if (seen & (1u << axis)) return fail("axis " + std::to_string(given) + " is repeated");
       seen |= 1u << axis;
@@ -818,7 +818,7 @@ class GatherKernel final : public DataMovementKernel {
     const int r = data->rank();
     const int q = indices->rank();
     int64_t axis = axis_;
-    if (!cpu::normalize_axis(axis, r))
+    if (!provider_sdk::normalize_axis(axis, r))
       return fail("axis " + std::to_string(axis_) + " is out of range for data " + data->describe());
     const int a = static_cast<int>(axis);
     if (r - 1 + q > kMaxRank)

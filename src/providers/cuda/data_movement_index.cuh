@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "providers/cpu/axis.h"  // header-only: normalize_axis
+#include "switchyard/provider_sdk/axis.h"
 #include "switchyard/provider_abi.h"
 
 namespace sy::cuda::datamove {
@@ -394,7 +394,7 @@ inline std::string squeeze_shape(const int64_t* in_dims, int rank, const int64_t
   }
   for (int64_t i = 0; axes != nullptr && i < n; ++i) {
     int64_t a = axes[i];
-    if (!cpu::normalize_axis(a, rank))
+    if (!provider_sdk::normalize_axis(a, rank))
       return "axis " + std::to_string(axes[i]) + " is out of range [" + std::to_string(-rank) + ", " +
              std::to_string(rank - 1) + "]";
     if (in_dims[a] != 1)
@@ -415,7 +415,7 @@ inline std::string unsqueeze_shape(const int64_t* in_dims, int rank, const int64
   unsigned inserted = 0;
   for (int64_t i = 0; i < n; ++i) {
     int64_t a = axes[i];
-    if (!cpu::normalize_axis(a, r))
+    if (!provider_sdk::normalize_axis(a, r))
       return "axis " + std::to_string(axes[i]) + " is out of range [" + std::to_string(-r) + ", " +
              std::to_string(r - 1) + "]";
     if (inserted & (1u << a)) return "axis " + std::to_string(axes[i]) + " is repeated";

@@ -1,4 +1,4 @@
-#include "providers/cuda/device_arena.h"
+#include "device_arena.h"
 
 #include <algorithm>
 #include <cstdio>

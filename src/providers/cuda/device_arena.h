@@ -16,7 +16,7 @@
 #include <mutex>
 #include <string>
 
-#include "providers/cuda/cuda_options.h"
+#include "cuda_options.h"
 
 namespace sy::cuda {
 

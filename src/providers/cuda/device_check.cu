@@ -2,7 +2,7 @@
 // than every compiled architecture (or newer than the PTX and the driver
 // can JIT) fails here with "no kernel image", and the provider reports it
 // as unavailable instead of failing on the first kernel of a run.
-#include "providers/cuda/device_check.h"
+#include "device_check.h"
 
 namespace sy::cuda {
 namespace {

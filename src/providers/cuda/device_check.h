@@ -1,6 +1,6 @@
 #pragma once
 
-#include "providers/cuda/cuda_common.h"
+#include "cuda_common.h"
 
 namespace sy::cuda {
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <type_traits>
 
-#include "providers/cuda/cuda_kernel.h"
-#include "providers/cuda/cuda_types.cuh"
-#include "providers/cuda/elementwise_index.cuh"
+#include "cuda_kernel.h"
+#include "cuda_types.cuh"
+#include "elementwise_index.cuh"
 
 namespace sy::cuda {
 namespace {

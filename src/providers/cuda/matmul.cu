@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "providers/cuda/cuda_kernel.h"
-#include "providers/cuda/cuda_provider.h"
-#include "providers/cuda/cuda_types.cuh"
+#include "cuda_kernel.h"
+#include "cuda_provider.h"
+#include "cuda_types.cuh"
 
 namespace sy::cuda {
 namespace {

@@ -13,10 +13,10 @@
 #include <string>
 #include <utility>
 
-#include "providers/cpu/axis.h"
-#include "providers/cuda/cuda_kernel.h"
-#include "providers/cuda/cuda_types.cuh"
-#include "providers/cuda/normpool_index.cuh"
+#include "switchyard/provider_sdk/axis.h"
+#include "cuda_kernel.h"
+#include "cuda_types.cuh"
+#include "normpool_index.cuh"
 
 namespace sy::cuda {
 namespace {
@@ -266,7 +266,7 @@ class LayerNormKernel final : public CudaKernel {
     if (x == nullptr || scale == nullptr) return invalid_argument(name_ + ": inputs X and Scale are required");
     const int rank = x->rank();
     int64_t axis = axis_;
-    if (!cpu::normalize_axis(axis, rank))
+    if (!provider_sdk::normalize_axis(axis, rank))
       return invalid_argument(name_ + ": axis " + std::to_string(axis_) + " is out of range for X " + x->describe());
     int64_t rows = 1, n = 1;
     for (int d = 0; d < rank; ++d) (d < axis ? rows : n) *= x->dim(d);

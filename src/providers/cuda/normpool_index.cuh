@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <string>
 
-#include "providers/cpu/axis.h"              // header-only: normalize_axis
-#include "providers/cpu/conv/window_dim.h"  // header-only: the CPU provider's window rule
+#include "switchyard/provider_sdk/axis.h"
+#include "switchyard/provider_sdk/window_dim.h"  // the CPU provider's window rule too
 #include "switchyard/provider_abi.h"
 
 namespace sy::cuda::normpool {
@@ -34,7 +34,7 @@ inline bool axis_layout(int rank, const int64_t* dims, int64_t axis, bool flatte
     outer = n = inner = 1;
     return axis == 0 || axis == -1;
   }
-  if (!cpu::normalize_axis(axis, rank)) return false;
+  if (!provider_sdk::normalize_axis(axis, rank)) return false;
   outer = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
   n = 1;
@@ -191,7 +191,7 @@ __host__ __device__ inline int64_t reduced_offset(const ReducePlan& p, int64_t r
 
 inline constexpr int kMaxPoolDims = SY_MAX_RANK - 2;  // spatial dims after N and C
 
-using cpu::AutoPad;
+using provider_sdk::AutoPad;
 
 // The attributes as written on the node; a count of 0 means "absent".
 struct PoolAttrs {
@@ -229,7 +229,7 @@ struct PoolGeometry {
 };
 
 // Output sizes and effective pads, each dim by the CPU provider's own rule
-// (cpu/conv/window_dim.h). Returns "" or what is wrong.
+// (switchyard/provider_sdk/window_dim.h). Returns "" or what is wrong.
 inline std::string compute_pool_geometry(const PoolAttrs& a, int rank, const int64_t* in, PoolGeometry& g) {
   if (rank < 1 || rank > kMaxPoolDims)
     return "the input needs 1 to " + std::to_string(kMaxPoolDims) + " spatial dims; got " + std::to_string(rank);
@@ -246,8 +246,8 @@ inline std::string compute_pool_geometry(const PoolAttrs& a, int rank, const int
     g.kernel[i] = k;
     g.stride[i] = s;
     g.dilation[i] = d;
-    cpu::WindowDim w;
-    const std::string error = cpu::window_dim(i, in[i], k, s, d, a.auto_pad, a.n_pads ? a.pads[i] : 0,
+    provider_sdk::WindowDim w;
+    const std::string error = provider_sdk::window_dim(i, in[i], k, s, d, a.auto_pad, a.n_pads ? a.pads[i] : 0,
                                               a.n_pads ? a.pads[i + rank] : 0, a.ceil_mode, w);
     if (!error.empty()) return error;
     g.out[i] = w.out;

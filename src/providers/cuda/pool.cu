@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "providers/cuda/cuda_kernel.h"
-#include "providers/cuda/cuda_types.cuh"
-#include "providers/cuda/normpool_index.cuh"
+#include "cuda_kernel.h"
+#include "cuda_types.cuh"
+#include "normpool_index.cuh"
 
 namespace sy::cuda {
 namespace {
@@ -73,7 +73,7 @@ __global__ void pool_kernel(const T* x, T* y, int64_t* indices, PoolGeometry g, 
 // ceil_mode, as the CPU provider does.
 Status read_pool_attrs(const KernelCreateInfo& info, PoolAttrs& a) {
   const std::string pad = info.attr_string("auto_pad", "NOTSET");
-  if (!cpu::parse_auto_pad(pad, a.auto_pad)) {
+  if (!provider_sdk::parse_auto_pad(pad, a.auto_pad)) {
     return info.error("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; got \"" + pad + "\"");
   }
   const std::vector<int64_t> kernel = info.attr_ints("kernel_shape");

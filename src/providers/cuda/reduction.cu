@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "providers/cpu/axis.h"
-#include "providers/cuda/cuda_kernel.h"
-#include "providers/cuda/cuda_types.cuh"
-#include "providers/cuda/normpool_index.cuh"
+#include "switchyard/provider_sdk/axis.h"
+#include "cuda_kernel.h"
+#include "cuda_types.cuh"
+#include "normpool_index.cuh"
 
 namespace sy::cuda {
 namespace {
@@ -237,7 +237,7 @@ class ReduceKernel final : public CudaKernel {
     bool reduced[SY_MAX_RANK] = {};
     for (int64_t i = 0; i < count; ++i) {
       int64_t a = axes[i];
-      if (!cpu::normalize_axis(a, rank))
+      if (!provider_sdk::normalize_axis(a, rank))
         return invalid_argument(name_ + ": axis " + std::to_string(axes[i]) + " is out of range for input " +
                                 x->describe());
       if (reduced[a]) return invalid_argument(name_ + ": axis " + std::to_string(axes[i]) + " is given twice");
@@ -324,7 +324,7 @@ class ArgKernel final : public CudaKernel {
     if (x == nullptr) return invalid_argument(name_ + ": input 0 is missing");
     const int rank = x->rank();
     int64_t axis = axis_;
-    if (!cpu::normalize_axis(axis, rank))
+    if (!provider_sdk::normalize_axis(axis, rank))
       return invalid_argument(name_ + ": axis " + std::to_string(axis_) + " is out of range for input " +
                               x->describe());
     int64_t outer = 1, n = 1, inner = 1;

@@ -9,12 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "providers/cpu/conv/window_dim.h"
+#include "switchyard/provider_sdk/window_dim.h"
 #include "providers/cpu/gemm/fused_epilogue.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
+
+// The provider SDK's window arithmetic, shared with the CUDA provider.
+using provider_sdk::AutoPad;
+using provider_sdk::parse_auto_pad;
+using provider_sdk::window_dim;
+using provider_sdk::WindowDim;
 
 inline constexpr int kMaxSpatialDims = 6;
 

@@ -1,13 +1,13 @@
 // The sliding-window arithmetic of Conv and the pools along one spatial
 // dim: output size and effective pads from auto_pad, pads, stride,
-// dilation and ceil_mode. Header-only and free of the core's types, so the
-// CUDA provider computes exactly what the CPU provider does.
+// dilation and ceil_mode. Part of the provider SDK (see axis.h): the CPU
+// and CUDA providers compute exactly the same windows.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-namespace sy::cpu {
+namespace sy::provider_sdk {
 
 enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 
@@ -66,4 +66,4 @@ inline std::string window_dim(int dim, int64_t in, int64_t kernel, int64_t strid
   return "";
 }
 
-}  // namespace sy::cpu
+}  // namespace sy::provider_sdk
