@@ -134,20 +134,20 @@ class ConvKernel final : public CudaKernel {
       auto it = plans_.find(key);
       if (it == plans_.end()) {
         auto fresh = std::make_unique<ConvPlan>();
-        SY_CUDA_RETURN_IF_ERROR(build_plan(ctx, *x, *w, *fresh));
+        SY_SDK_RETURN_IF_ERROR(build_plan(ctx, *x, *w, *fresh));
         it = plans_.emplace(key, std::move(fresh)).first;
       }
       plan = it->second.get();
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(
+    SY_SDK_RETURN_IF_ERROR(
         ctx.allocate_output(0, dtype_, static_cast<int>(plan->y_dims.size()), plan->y_dims.data(), y));
     if (y.num_elements() == 0) return ok_status();
     CudaProvider& p = ctx.provider();
     void* workspace = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(ctx.scratch(plan->workspace, &workspace));
+    SY_SDK_RETURN_IF_ERROR(ctx.scratch(plan->workspace, &workspace));
     const float one = 1.0f, zero = 0.0f;
-    SY_CUDA_RETURN_IF_ERROR(p.cudnn_status(
+    SY_SDK_RETURN_IF_ERROR(p.cudnn_status(
         p.libs().cudnn.ConvolutionForward(p.cudnn(), &one, plan->x, x->data(), plan->w, w->data(), plan->conv,
                                           plan->algo, workspace, plan->workspace, &zero, plan->y, y.data()),
         "cudnnConvolutionForward"));
@@ -213,7 +213,7 @@ class ConvKernel final : public CudaKernel {
     plan.api = &api;
     std::vector<int> pads, strides, dilations;
     int asymmetric = 0;
-    SY_CUDA_RETURN_IF_ERROR(geometry(x, w, pads, strides, dilations, plan.y_dims, asymmetric));
+    SY_SDK_RETURN_IF_ERROR(geometry(x, w, pads, strides, dilations, plan.y_dims, asymmetric));
     if (asymmetric)
       return not_implemented("Conv: asymmetric padding is not supported by the cuDNN path (pads " +
                              std::to_string(pads.size()) + " axes)");
@@ -236,26 +236,26 @@ class ConvKernel final : public CudaKernel {
     const cudnnDataType_t type = cudnn_type(dtype_);
     const std::vector<int> xs = packed_strides(xd), ys = packed_strides(yd);
     auto cs = [&p](cudnnStatus_t s, const char* what) { return p.cudnn_status(s, what); };
-    SY_CUDA_RETURN_IF_ERROR(cs(api.CreateTensorDescriptor(&plan.x), "cudnnCreateTensorDescriptor"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.CreateTensorDescriptor(&plan.y), "cudnnCreateTensorDescriptor"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.CreateFilterDescriptor(&plan.w), "cudnnCreateFilterDescriptor"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.CreateConvolutionDescriptor(&plan.conv), "cudnnCreateConvolutionDescriptor"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.SetTensorNdDescriptor(plan.x, type, static_cast<int>(xd.size()), xd.data(), xs.data()),
+    SY_SDK_RETURN_IF_ERROR(cs(api.CreateTensorDescriptor(&plan.x), "cudnnCreateTensorDescriptor"));
+    SY_SDK_RETURN_IF_ERROR(cs(api.CreateTensorDescriptor(&plan.y), "cudnnCreateTensorDescriptor"));
+    SY_SDK_RETURN_IF_ERROR(cs(api.CreateFilterDescriptor(&plan.w), "cudnnCreateFilterDescriptor"));
+    SY_SDK_RETURN_IF_ERROR(cs(api.CreateConvolutionDescriptor(&plan.conv), "cudnnCreateConvolutionDescriptor"));
+    SY_SDK_RETURN_IF_ERROR(cs(api.SetTensorNdDescriptor(plan.x, type, static_cast<int>(xd.size()), xd.data(), xs.data()),
                                "cudnnSetTensorNdDescriptor (X)"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.SetTensorNdDescriptor(plan.y, type, static_cast<int>(yd.size()), yd.data(), ys.data()),
+    SY_SDK_RETURN_IF_ERROR(cs(api.SetTensorNdDescriptor(plan.y, type, static_cast<int>(yd.size()), yd.data(), ys.data()),
                                "cudnnSetTensorNdDescriptor (Y)"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.SetFilterNdDescriptor(plan.w, type, CUDNN_TENSOR_NCHW, static_cast<int>(wd.size()), wd.data()),
+    SY_SDK_RETURN_IF_ERROR(cs(api.SetFilterNdDescriptor(plan.w, type, CUDNN_TENSOR_NCHW, static_cast<int>(wd.size()), wd.data()),
                                "cudnnSetFilterNdDescriptor"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.SetConvolutionNdDescriptor(plan.conv, static_cast<int>(pads.size()), pads.data(),
+    SY_SDK_RETURN_IF_ERROR(cs(api.SetConvolutionNdDescriptor(plan.conv, static_cast<int>(pads.size()), pads.data(),
                                                               strides.data(), dilations.data(), CUDNN_CROSS_CORRELATION,
                                                               CUDNN_DATA_FLOAT),
                                "cudnnSetConvolutionNdDescriptor"));
-    SY_CUDA_RETURN_IF_ERROR(cs(api.SetConvolutionGroupCount(plan.conv, static_cast<int>(group_)), "cudnnSetConvolutionGroupCount"));
+    SY_SDK_RETURN_IF_ERROR(cs(api.SetConvolutionGroupCount(plan.conv, static_cast<int>(group_)), "cudnnSetConvolutionGroupCount"));
     // Tensor cores for 16-bit types; for float32 TF32 only when use_tf32.
     const bool fp32 = dtype_ == static_cast<int32_t>(DataType::kFloat);
     const cudnnMathType_t math =
         !fp32 ? CUDNN_TENSOR_OP_MATH : (p.options().use_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
-    SY_CUDA_RETURN_IF_ERROR(cs(api.SetConvolutionMathType(plan.conv, math), "cudnnSetConvolutionMathType"));
+    SY_SDK_RETURN_IF_ERROR(cs(api.SetConvolutionMathType(plan.conv, math), "cudnnSetConvolutionMathType"));
     return choose_algorithm(ctx, x, w, plan, math);
   }
 
@@ -284,7 +284,7 @@ class ConvKernel final : public CudaKernel {
     } else if (search == ConvAlgoSearch::kHeuristic) {
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
       int found = 0;
-      SY_CUDA_RETURN_IF_ERROR(p.cudnn_status(api.GetConvolutionForwardAlgorithm_v7(p.cudnn(), plan.x, plan.w, plan.conv, plan.y,
+      SY_SDK_RETURN_IF_ERROR(p.cudnn_status(api.GetConvolutionForwardAlgorithm_v7(p.cudnn(), plan.x, plan.w, plan.conv, plan.y,
                                                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
                                              "cudnnGetConvolutionForwardAlgorithm_v7"));
       bool chosen = false;
@@ -301,10 +301,10 @@ class ConvKernel final : public CudaKernel {
       size_t y_bytes = dtype_size(dtype_);
       for (int64_t d : plan.y_dims) y_bytes *= static_cast<size_t>(d);
       void* scratch = nullptr;
-      SY_CUDA_RETURN_IF_ERROR(ctx.scratch(y_bytes + kSearchWorkspace, &scratch));
+      SY_SDK_RETURN_IF_ERROR(ctx.scratch(y_bytes + kSearchWorkspace, &scratch));
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
       int found = 0;
-      SY_CUDA_RETURN_IF_ERROR(p.cudnn_status(
+      SY_SDK_RETURN_IF_ERROR(p.cudnn_status(
           api.FindConvolutionForwardAlgorithmEx(p.cudnn(), plan.x, x.data(), plan.w, w.data(), plan.conv, plan.y, scratch,
                                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf,
                                                 static_cast<char*>(scratch) + ((y_bytes + 255) / 256 * 256),
@@ -320,7 +320,7 @@ class ConvKernel final : public CudaKernel {
       }
       if (!chosen) plan.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
     }
-    SY_CUDA_RETURN_IF_ERROR(p.cudnn_status(api.GetConvolutionForwardWorkspaceSize(p.cudnn(), plan.x, plan.w, plan.conv,
+    SY_SDK_RETURN_IF_ERROR(p.cudnn_status(api.GetConvolutionForwardWorkspaceSize(p.cudnn(), plan.x, plan.w, plan.conv,
                                                                                   plan.y, plan.algo, &plan.workspace),
                                            "cudnnGetConvolutionForwardWorkspaceSize"));
     p.conv_algo_cache().store(model_key_, conv_key, {static_cast<int>(plan.algo), plan.workspace, static_cast<int>(math)});

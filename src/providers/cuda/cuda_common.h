@@ -1,6 +1,6 @@
 // Shared basics of the CUDA provider library. The library is built apart
 // from the core and talks to it only through switchyard/provider_abi.h, so
-// it has its own small Status and tensor view instead of the core's.
+// it uses the provider SDK's Status and its own tensor view, not the core's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,47 +12,18 @@
 
 #include "switchyard/data_type.h"
 #include "switchyard/provider_abi.h"
+#include "switchyard/provider_sdk/status.h"
 
 namespace sy::cuda {
 
-// A result code (the SY_STATUS_* numbers) and a message.
-class [[nodiscard]] Status {
- public:
-  Status() = default;
-  Status(int code, std::string message) : code_(code), message_(std::move(message)) {}
-  Status(const Status&) = default;
-  Status(Status&&) = default;
-  // Assignments return void: nvcc reports `status = f();` as discarding a
-  // [[nodiscard]] value when operator= returns Status&.
-  void operator=(const Status& other) {
-    code_ = other.code_;
-    message_ = other.message_;
-  }
-  void operator=(Status&& other) {
-    code_ = other.code_;
-    message_ = std::move(other.message_);
-  }
-  bool ok() const { return code_ == SY_STATUS_OK; }
-  int code() const { return code_; }
-  const std::string& message() const { return message_; }
-
- private:
-  int code_ = SY_STATUS_OK;
-  std::string message_;
-};
-
-inline Status ok_status() { return {}; }
-inline Status runtime_error(std::string m) { return {SY_STATUS_RUNTIME_ERROR, std::move(m)}; }
-inline Status not_implemented(std::string m) { return {SY_STATUS_NOT_IMPLEMENTED, std::move(m)}; }
-inline Status invalid_argument(std::string m) { return {SY_STATUS_INVALID_ARGUMENT, std::move(m)}; }
-inline Status invalid_graph(std::string m) { return {SY_STATUS_INVALID_GRAPH, std::move(m)}; }
-inline Status out_of_memory(std::string m) { return {SY_STATUS_OUT_OF_MEMORY, std::move(m)}; }
-
-#define SY_CUDA_RETURN_IF_ERROR(expr)       \
-  do {                                      \
-    ::sy::cuda::Status _st = (expr);        \
-    if (!_st.ok()) return _st;              \
-  } while (0)
+// The provider SDK's Status (switchyard/provider_sdk/status.h).
+using provider_sdk::Status;
+using provider_sdk::ok_status;
+using provider_sdk::runtime_error;
+using provider_sdk::not_implemented;
+using provider_sdk::invalid_argument;
+using provider_sdk::invalid_graph;
+using provider_sdk::out_of_memory;
 
 // A CUDA runtime error as a Status naming what was being done.
 Status cuda_status(cudaError_t error, const char* what);

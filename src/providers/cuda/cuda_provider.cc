@@ -62,7 +62,7 @@ std::string type_list(uint64_t mask) {
 Status CudaProvider::create(const sy_host_api* host, const std::vector<std::pair<std::string, std::string>>& options,
                             std::unique_ptr<CudaProvider>& out) {
   CudaOptions parsed;
-  SY_CUDA_RETURN_IF_ERROR(parse_cuda_options(options, parsed));
+  SY_SDK_RETURN_IF_ERROR(parse_cuda_options(options, parsed));
   out.reset(new CudaProvider());
   out->host_ = host;
   out->options_ = parsed;
@@ -228,28 +228,28 @@ void* CudaProvider::staging(size_t bytes) {
 Status CudaProvider::begin_copy(const sy_tensor& src, size_t& bytes) {
   bytes = TensorRef{src}.byte_size();
   if (bytes == 0) return ok_status();
-  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
+  SY_SDK_RETURN_IF_ERROR(ensure_runtime());
   cudaSetDevice(options_.device_id);
   return ok_status();
 }
 
 Status CudaProvider::copy_to_host(const sy_tensor& src, sy_tensor& dst) {
   size_t bytes = 0;
-  SY_CUDA_RETURN_IF_ERROR(begin_copy(src, bytes));
+  SY_SDK_RETURN_IF_ERROR(begin_copy(src, bytes));
   if (bytes == 0) return ok_status();
   std::lock_guard<std::mutex> lock(staging_mutex_);
   void* pinned = staging(bytes);
   void* target = pinned != nullptr ? pinned : dst.data;
-  SY_CUDA_RETURN_IF_ERROR(cuda_status(cudaMemcpyAsync(target, src.data, bytes, cudaMemcpyDeviceToHost, stream_),
+  SY_SDK_RETURN_IF_ERROR(cuda_status(cudaMemcpyAsync(target, src.data, bytes, cudaMemcpyDeviceToHost, stream_),
                                       "copy to host"));
-  SY_CUDA_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream_), "copy to host (waiting for the GPU)"));
+  SY_SDK_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(stream_), "copy to host (waiting for the GPU)"));
   if (pinned != nullptr) std::memcpy(dst.data, pinned, bytes);
   return ok_status();
 }
 
 Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
   size_t bytes = 0;
-  SY_CUDA_RETURN_IF_ERROR(begin_copy(src, bytes));
+  SY_SDK_RETURN_IF_ERROR(begin_copy(src, bytes));
   if (bytes == 0) return ok_status();
   std::lock_guard<std::mutex> lock(staging_mutex_);
   void* pinned = staging(bytes);
@@ -261,14 +261,14 @@ Status CudaProvider::copy_from_host(const sy_tensor& src, sy_tensor& dst) {
   // The caller's bytes are in the pinned buffer now; the upload runs
   // asynchronously on the stream, ahead of the kernels that read it.
   std::memcpy(pinned, src.data, bytes);
-  SY_CUDA_RETURN_IF_ERROR(
+  SY_SDK_RETURN_IF_ERROR(
       cuda_status(cudaMemcpyAsync(dst.data, pinned, bytes, cudaMemcpyHostToDevice, stream_), "copy to the GPU"));
   return cuda_status(cudaEventRecord(staging_done_, stream_), "copy to the GPU (recording its end)");
 }
 
 Status CudaProvider::copy_on_device(const sy_tensor& src, sy_tensor& dst) {
   size_t bytes = 0;
-  SY_CUDA_RETURN_IF_ERROR(begin_copy(src, bytes));
+  SY_SDK_RETURN_IF_ERROR(begin_copy(src, bytes));
   if (bytes == 0) return ok_status();
   return cuda_status(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice, stream_), "copy on the GPU");
 }
@@ -279,7 +279,7 @@ Status CudaProvider::synchronize() {
 }
 
 Status CudaProvider::find_kernel(const sy_node* node, const CudaKernelDef*& found) {
-  SY_CUDA_RETURN_IF_ERROR(ensure_runtime());
+  SY_SDK_RETURN_IF_ERROR(ensure_runtime());
   KernelCreateInfo info(host_, node, this);
   const std::string op = info.op_type(), domain = info.domain();
   const int version = info.since_version();
@@ -313,7 +313,7 @@ Status CudaProvider::find_kernel(const sy_node* node, const CudaKernelDef*& foun
 
 Status CudaProvider::create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs) {
   const CudaKernelDef* found = nullptr;
-  SY_CUDA_RETURN_IF_ERROR(find_kernel(node, found));
+  SY_SDK_RETURN_IF_ERROR(find_kernel(node, found));
   KernelCreateInfo info(host_, node, this);
   Status status;
   kernel = found->create(info, status);

@@ -69,7 +69,7 @@ Status check_index_type(const KernelCreateInfo& info, int i, const char* name, b
 
 // The usual pair: input 0 is moved data, input 1 an index-like argument.
 Status init_data_and_index(const KernelCreateInfo& info, const char* name, bool allow_int32) {
-  SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
+  SY_SDK_RETURN_IF_ERROR(check_data_input(info, 0));
   return check_index_type(info, 1, name, allow_int32);
 }
 
@@ -251,7 +251,7 @@ Status launch_strided(const StridedPlan& plan, const void* src, int64_t src_elem
 Status write_strided_output(KernelRunContext& ctx, const TensorRef& in, int rank, const int64_t* dims,
                             const StridedPlan& plan) {
   TensorRef out;
-  SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in.t.dtype, rank, dims, out));
+  SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, in.t.dtype, rank, dims, out));
   if (plan.empty) return ok_status();
   return launch_strided(plan, in.data(), in.num_elements(), out.data(), dtype_size(in.t.dtype), ctx.stream());
 }
@@ -294,7 +294,7 @@ Status launch_pieces(bool split, const PieceGroup& group, void* whole, int64_t o
 // Allocates output 0 with `dims` and copies input `in`'s bytes into it.
 Status copy_to_output(KernelRunContext& ctx, const TensorRef& in, int rank, const int64_t* dims) {
   TensorRef out;
-  SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in.t.dtype, rank, dims, out));
+  SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, in.t.dtype, rank, dims, out));
   const size_t bytes = static_cast<size_t>(in.num_elements()) * dtype_size(in.t.dtype);
   if (bytes == 0 || out.data() == in.data()) return ok_status();
   return cuda_status(cudaMemcpyAsync(out.data(), in.data(), bytes, cudaMemcpyDeviceToDevice, ctx.stream()),
@@ -313,9 +313,9 @@ class ReshapeKernel final : public DataMovementKernel {
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
     const TensorRef* shape = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 1, shape));
-    SY_CUDA_RETURN_IF_ERROR(host_ints(*shape, 1, "shape", false));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 1, shape));
+    SY_SDK_RETURN_IF_ERROR(host_ints(*shape, 1, "shape", false));
     const int64_t n = shape->num_elements();
     const int64_t* req = shape->data_as<const int64_t>();
     int64_t dims[kMaxRank] = {};
@@ -341,7 +341,7 @@ class FlattenKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     int64_t dims[2];
     const std::string error = flatten_shape(in->dims(), in->rank(), axis_, dims);
     if (!error.empty()) return fail("input " + in->describe() + ": " + error);
@@ -350,7 +350,7 @@ class FlattenKernel final : public DataMovementKernel {
 
  private:
   Status init(const KernelCreateInfo& info) const {
-    SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
+    SY_SDK_RETURN_IF_ERROR(check_data_input(info, 0));
     return check_axis_sign(info, axis_);
   }
 
@@ -386,14 +386,14 @@ class SqueezeKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     // No axes: squeeze every dim of size 1 (squeeze_shape's nullptr).
     bool given = false;
     const int64_t* axes = nullptr;
     int64_t n = 0;
     if (axes_.from_input()) {
       if (const TensorRef* t = ctx.input(1)) {
-        SY_CUDA_RETURN_IF_ERROR(host_ints(*t, 1, "axes", false));
+        SY_SDK_RETURN_IF_ERROR(host_ints(*t, 1, "axes", false));
         given = true;
         axes = t->data_as<const int64_t>();
         n = t->num_elements();
@@ -416,7 +416,7 @@ class SqueezeKernel final : public DataMovementKernel {
 
  private:
   Status init(const KernelCreateInfo& info) const {
-    SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
+    SY_SDK_RETURN_IF_ERROR(check_data_input(info, 0));
     return axes_.from_input() ? check_index_type(info, 1, "axes", false) : ok_status();
   }
 
@@ -431,13 +431,13 @@ class UnsqueezeKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     const int64_t* axes = axes_.attr().data();
     int64_t n = static_cast<int64_t>(axes_.attr().size());
     if (axes_.from_input()) {
       const TensorRef* t = nullptr;
-      SY_CUDA_RETURN_IF_ERROR(required(ctx, 1, t));
-      SY_CUDA_RETURN_IF_ERROR(host_ints(*t, 1, "axes", false));
+      SY_SDK_RETURN_IF_ERROR(required(ctx, 1, t));
+      SY_SDK_RETURN_IF_ERROR(host_ints(*t, 1, "axes", false));
       axes = t->data_as<const int64_t>();
       n = t->num_elements();
     }
@@ -450,7 +450,7 @@ class UnsqueezeKernel final : public DataMovementKernel {
 
  private:
   Status init(const KernelCreateInfo& info) const {
-    SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
+    SY_SDK_RETURN_IF_ERROR(check_data_input(info, 0));
     if (!axes_.from_input() && !axes_.has_attr()) return info.error("attribute 'axes' is required");
     if (axes_.from_input() && !info.has_input(1)) return info.error("input 1 (axes) is required");
     return axes_.from_input() ? check_index_type(info, 1, "axes", false) : ok_status();
@@ -470,7 +470,7 @@ class IdentityKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     return copy_to_output(ctx, *in, in->rank(), in->dims());
   }
 };
@@ -487,7 +487,7 @@ class TransposeKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     const int r = in->rank();
     if (has_perm_ && static_cast<int>(perm_.size()) != r)
       return fail("perm " + ints_string(perm_.data(), static_cast<int64_t>(perm_.size())) + " has " +
@@ -497,7 +497,7 @@ class TransposeKernel final : public DataMovementKernel {
     int64_t dims[kMaxRank];
     const StridedPlan plan = transpose_plan(in->dims(), r, perm, dims);
     TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, r, dims, out));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, r, dims, out));
     if (plan.empty) return ok_status();
     const size_t esize = dtype_size(in->t.dtype);
     TiledTranspose tiled;
@@ -507,7 +507,7 @@ class TransposeKernel final : public DataMovementKernel {
 
  private:
   Status init(const KernelCreateInfo& info) const {
-    SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
+    SY_SDK_RETURN_IF_ERROR(check_data_input(info, 0));
     const auto r = static_cast<int64_t>(perm_.size());
     unsigned used = 0;
     for (int64_t v : perm_) {
@@ -539,7 +539,7 @@ class ConcatKernel final : public DataMovementKernel {
   Status run(KernelRunContext& ctx) const override {
     const int n = ctx.num_inputs();
     const TensorRef* first = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, first));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, first));
     const int r = first->rank();
     int64_t axis = axis_;
     if (!provider_sdk::normalize_axis(axis, r))
@@ -548,7 +548,7 @@ class ConcatKernel final : public DataMovementKernel {
     int64_t total = 0;
     for (int j = 0; j < n; ++j) {
       const TensorRef* t = nullptr;
-      SY_CUDA_RETURN_IF_ERROR(required(ctx, j, t));
+      SY_SDK_RETURN_IF_ERROR(required(ctx, j, t));
       bool same = t->t.dtype == first->t.dtype && t->rank() == r;
       for (int k = 0; same && k < r; ++k) same = k == a || t->dim(k) == first->dim(k);
       if (!same)
@@ -559,7 +559,7 @@ class ConcatKernel final : public DataMovementKernel {
     int64_t dims[kMaxRank];
     for (int k = 0; k < r; ++k) dims[k] = k == a ? total : first->dim(k);
     TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, first->t.dtype, r, dims, out));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, first->t.dtype, r, dims, out));
     const int64_t outer = product(dims, 0, a);
     const int64_t inner = product(dims, a + 1, r);
     if (outer * total * inner == 0) return ok_status();
@@ -575,7 +575,7 @@ class ConcatKernel final : public DataMovementKernel {
         group.width[group.count] = width;
         group.offset[group.count] = offset;
         if (++group.count == kPiecesPerLaunch) {
-          SY_CUDA_RETURN_IF_ERROR(launch_pieces(false, group, out.data(), outer, row, esize, ctx.stream()));
+          SY_SDK_RETURN_IF_ERROR(launch_pieces(false, group, out.data(), outer, row, esize, ctx.stream()));
           group.count = 0;
         }
       }
@@ -589,9 +589,9 @@ class ConcatKernel final : public DataMovementKernel {
 
   Status init(const KernelCreateInfo& info) const {
     if (axis_ == kNoAxis) return info.error("attribute 'axis' is required");
-    SY_CUDA_RETURN_IF_ERROR(check_axis_sign(info, axis_));
+    SY_SDK_RETURN_IF_ERROR(check_axis_sign(info, axis_));
     // More than kMaxKernelInputs inputs: create_kernel declines the node first.
-    for (int i = 0; i < info.num_inputs(); ++i) SY_CUDA_RETURN_IF_ERROR(check_data_input(info, i));
+    for (int i = 0; i < info.num_inputs(); ++i) SY_SDK_RETURN_IF_ERROR(check_data_input(info, i));
     return ok_status();
   }
 
@@ -613,7 +613,7 @@ class SplitKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     const int r = in->rank();
     int64_t axis = axis_;
     if (!provider_sdk::normalize_axis(axis, r))
@@ -629,7 +629,7 @@ class SplitKernel final : public DataMovementKernel {
     int64_t count = 0;
     if (version_ >= 13) {
       if (const TensorRef* t = ctx.input(1)) {
-        SY_CUDA_RETURN_IF_ERROR(host_ints(*t, 1, "split", false));
+        SY_SDK_RETURN_IF_ERROR(host_ints(*t, 1, "split", false));
         explicit_split = true;
         split = t->data_as<const int64_t>();
         count = t->num_elements();
@@ -669,14 +669,14 @@ class SplitKernel final : public DataMovementKernel {
       const int64_t size = explicit_split ? split[j] : split_piece(dim, n, j, ceil_pieces);
       dims[a] = size;
       TensorRef out;
-      SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(j, in->t.dtype, r, dims, out));
+      SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(j, in->t.dtype, r, dims, out));
       const int64_t width = size * inner;
       if (width > 0 && outer > 0 && ctx.output_requested(j)) {
         group.data[group.count] = out.data();
         group.width[group.count] = width;
         group.offset[group.count] = offset;
         if (++group.count == kPiecesPerLaunch) {
-          SY_CUDA_RETURN_IF_ERROR(launch_pieces(true, group, in->data(), outer, row, esize, ctx.stream()));
+          SY_SDK_RETURN_IF_ERROR(launch_pieces(true, group, in->data(), outer, row, esize, ctx.stream()));
           group.count = 0;
         }
       }
@@ -687,9 +687,9 @@ class SplitKernel final : public DataMovementKernel {
 
  private:
   Status init(const KernelCreateInfo& info) const {
-    SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
-    SY_CUDA_RETURN_IF_ERROR(check_axis_sign(info, axis_));
-    if (version_ >= 13) SY_CUDA_RETURN_IF_ERROR(check_index_type(info, 1, "split", false));
+    SY_SDK_RETURN_IF_ERROR(check_data_input(info, 0));
+    SY_SDK_RETURN_IF_ERROR(check_axis_sign(info, axis_));
+    if (version_ >= 13) SY_SDK_RETURN_IF_ERROR(check_index_type(info, 1, "split", false));
     constexpr int64_t kNone = INT64_MIN;
     const int64_t num_outputs = version_ >= 18 ? info.attr_int("num_outputs", kNone) : kNone;
     if (num_outputs != kNone && num_outputs != info.num_outputs())
@@ -723,7 +723,7 @@ class SliceKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     const int r = in->rank();
     const TensorRef* starts = nullptr;
     const TensorRef* ends = nullptr;
@@ -731,14 +731,14 @@ class SliceKernel final : public DataMovementKernel {
     const TensorRef* steps = nullptr;
     int64_t n = static_cast<int64_t>(starts_.size());
     if (from_inputs_) {
-      SY_CUDA_RETURN_IF_ERROR(required(ctx, 1, starts));
-      SY_CUDA_RETURN_IF_ERROR(required(ctx, 2, ends));
+      SY_SDK_RETURN_IF_ERROR(required(ctx, 1, starts));
+      SY_SDK_RETURN_IF_ERROR(required(ctx, 2, ends));
       axes = ctx.input(3);
       steps = ctx.input(4);
-      SY_CUDA_RETURN_IF_ERROR(host_ints(*starts, 1, "starts", true));
-      SY_CUDA_RETURN_IF_ERROR(host_ints(*ends, 2, "ends", true));
-      if (axes) SY_CUDA_RETURN_IF_ERROR(host_ints(*axes, 3, "axes", true));
-      if (steps) SY_CUDA_RETURN_IF_ERROR(host_ints(*steps, 4, "steps", true));
+      SY_SDK_RETURN_IF_ERROR(host_ints(*starts, 1, "starts", true));
+      SY_SDK_RETURN_IF_ERROR(host_ints(*ends, 2, "ends", true));
+      if (axes) SY_SDK_RETURN_IF_ERROR(host_ints(*axes, 3, "axes", true));
+      if (steps) SY_SDK_RETURN_IF_ERROR(host_ints(*steps, 4, "steps", true));
       n = starts->num_elements();
       if (ends->num_elements() != n || (axes && axes->num_elements() != n) || (steps && steps->num_elements() != n))
         return fail("starts " + starts->describe() + ", ends " + ends->describe() +
@@ -769,7 +769,7 @@ class SliceKernel final : public DataMovementKernel {
     int64_t dims[kMaxRank];
     for (int k = 0; k < r; ++k) dims[k] = sliced[k].count;
     TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, r, dims, out));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, r, dims, out));
     int64_t offset = 0;
     const StridedPlan plan = slice_plan(in->dims(), r, sliced, offset);
     if (plan.empty) return ok_status();
@@ -780,7 +780,7 @@ class SliceKernel final : public DataMovementKernel {
 
  private:
   Status init(const KernelCreateInfo& info) const {
-    SY_CUDA_RETURN_IF_ERROR(check_data_input(info, 0));
+    SY_SDK_RETURN_IF_ERROR(check_data_input(info, 0));
     if (!from_inputs_) {
       if (!has_starts_ends_) return info.error("attributes 'starts' and 'ends' are required");
       if (starts_.size() != ends_.size() || (has_axes_ && axes_.size() != starts_.size()))
@@ -789,7 +789,7 @@ class SliceKernel final : public DataMovementKernel {
       return ok_status();
     }
     static const char* const kNames[] = {"data", "starts", "ends", "axes", "steps"};
-    for (int i = 1; i < 5; ++i) SY_CUDA_RETURN_IF_ERROR(check_index_type(info, i, kNames[i], true));
+    for (int i = 1; i < 5; ++i) SY_SDK_RETURN_IF_ERROR(check_index_type(info, i, kNames[i], true));
     return ok_status();
   }
 
@@ -811,8 +811,8 @@ class GatherKernel final : public DataMovementKernel {
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* data = nullptr;
     const TensorRef* indices = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, data));
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 1, indices));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, data));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 1, indices));
     if (indices->dtype() != DataType::kInt32 && indices->dtype() != DataType::kInt64)
       return fail("indices must be int32 or int64, got " + indices->describe());
     const int r = data->rank();
@@ -829,7 +829,7 @@ class GatherKernel final : public DataMovementKernel {
     for (int k = 0; k < q; ++k) dims[out_rank++] = indices->dim(k);
     for (int k = a + 1; k < r; ++k) dims[out_rank++] = data->dim(k);
     TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, data->t.dtype, out_rank, dims, out));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, data->t.dtype, out_rank, dims, out));
     const int64_t outer = product(data->dims(), 0, a);
     const int64_t dim = data->dim(a);
     const int64_t inner = product(data->dims(), a + 1, r);
@@ -871,9 +871,9 @@ class ExpandKernel final : public DataMovementKernel {
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
     const TensorRef* shape = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 1, shape));
-    SY_CUDA_RETURN_IF_ERROR(host_ints(*shape, 1, "shape", false));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 1, shape));
+    SY_SDK_RETURN_IF_ERROR(host_ints(*shape, 1, "shape", false));
     const int64_t n = shape->num_elements();
     const int64_t* req = shape->data_as<const int64_t>();
     int64_t dims[kMaxRank];
@@ -896,9 +896,9 @@ class TileKernel final : public DataMovementKernel {
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
     const TensorRef* repeats = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 1, repeats));
-    SY_CUDA_RETURN_IF_ERROR(host_ints(*repeats, 1, "repeats", false));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 1, repeats));
+    SY_SDK_RETURN_IF_ERROR(host_ints(*repeats, 1, "repeats", false));
     const int64_t* rep = repeats->data_as<const int64_t>();
     if (repeats->num_elements() != in->rank())
       return fail("repeats " + ints_string(rep, repeats->num_elements()) + " must have one entry per dim of input " +
@@ -921,15 +921,15 @@ class ConstantOfShapeKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* shape = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, shape));
-    SY_CUDA_RETURN_IF_ERROR(host_ints(*shape, 0, "input", false));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, shape));
+    SY_SDK_RETURN_IF_ERROR(host_ints(*shape, 0, "input", false));
     const int64_t r = shape->num_elements();
     const int64_t* req = shape->data_as<const int64_t>();
     if (r > kMaxRank) return fail("the output rank " + std::to_string(r) + " is above " + std::to_string(kMaxRank));
     for (int64_t k = 0; k < r; ++k)
       if (req[k] < 0) return fail("shape " + ints_string(req, r) + " has a negative dimension");
     TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, static_cast<int>(r), req, out));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, static_cast<int>(r), req, out));
     const int64_t n = product(req, 0, static_cast<int>(r));
     if (n == 0) return ok_status();
     const size_t esize = dtype_size(dtype_);
@@ -946,7 +946,7 @@ class ConstantOfShapeKernel final : public DataMovementKernel {
 
  private:
   Status init(const KernelCreateInfo& info) {
-    SY_CUDA_RETURN_IF_ERROR(check_index_type(info, 0, "input", false));
+    SY_SDK_RETURN_IF_ERROR(check_index_type(info, 0, "input", false));
     TensorRef value;
     if (!info.attr_tensor("value", value)) return ok_status();  // float 0
     if (value.num_elements() != 1)
@@ -977,7 +977,7 @@ class TriluKernel final : public DataMovementKernel {
 
   Status run(KernelRunContext& ctx) const override {
     const TensorRef* in = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(required(ctx, 0, in));
+    SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     const int r = in->rank();
     if (r < 2) return fail("input must have rank >= 2, got " + in->describe());
     int64_t k = 0;
@@ -987,7 +987,7 @@ class TriluKernel final : public DataMovementKernel {
       k = kt->data_as<const int64_t>()[0];
     }
     TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, r, in->dims(), out));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, r, in->dims(), out));
     const int64_t total = in->num_elements();
     if (total == 0) return ok_status();
     const int64_t n = in->dim(r - 2);

@@ -310,7 +310,7 @@ class UnaryKernel final : public CudaKernel {
     if (x == nullptr) return runtime_error(node_ + ": input 0 is missing");
     if (!in_list<Types>(x->t.dtype)) return runtime_error(type_error(node_, 0, x->t.dtype));
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), x->dims(), y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), x->dims(), y));
     const int64_t n = x->num_elements();
     if (n == 0) return ok_status();
     visit_type(Types{}, x->t.dtype, [&]<typename T>() {
@@ -409,7 +409,7 @@ class ClipKernel final : public CudaKernel {
       bound[i - 1] = b->data();
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), x->dims(), y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), x->dims(), y));
     const int64_t n = x->num_elements();
     if (n == 0) return ok_status();
     dispatch_float_type(x->t.dtype, [&]<typename T>() {
@@ -652,10 +652,10 @@ class BinaryKernel final : public CudaKernel {
     const TensorRef* inputs[2] = {a, b};
     int out_rank = 0;
     int64_t out_dims[SY_MAX_RANK] = {};
-    SY_CUDA_RETURN_IF_ERROR(broadcast_output(node_, inputs, 2, out_rank, out_dims));
+    SY_SDK_RETURN_IF_ERROR(broadcast_output(node_, inputs, 2, out_rank, out_dims));
     TensorRef y;
     const int32_t out_type = kBoolOut ? static_cast<int32_t>(DataType::kBool) : a->t.dtype;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, out_type, out_rank, out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, out_type, out_rank, out_dims, y));
     const int64_t n = y.num_elements();
     if (n == 0) return ok_status();
     const BroadcastShape s = binary_shape(a->rank(), a->dims(), b->rank(), b->dims(), out_rank, out_dims);
@@ -690,9 +690,9 @@ class PowKernel final : public CudaKernel {
     const TensorRef* inputs[2] = {a, b};
     int out_rank = 0;
     int64_t out_dims[SY_MAX_RANK] = {};
-    SY_CUDA_RETURN_IF_ERROR(broadcast_output(node_, inputs, 2, out_rank, out_dims));
+    SY_SDK_RETURN_IF_ERROR(broadcast_output(node_, inputs, 2, out_rank, out_dims));
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, a->t.dtype, out_rank, out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, a->t.dtype, out_rank, out_dims, y));
     const int64_t n = y.num_elements();
     if (n == 0) return ok_status();
     const BroadcastShape s = binary_shape(a->rank(), a->dims(), b->rank(), b->dims(), out_rank, out_dims);
@@ -737,9 +737,9 @@ class VariadicKernel final : public CudaKernel {
     if (!in_list<NumericTypes>(dtype)) return runtime_error(type_error(node_, 0, dtype));
     int out_rank = 0;
     int64_t out_dims[SY_MAX_RANK] = {};
-    SY_CUDA_RETURN_IF_ERROR(broadcast_output(node_, inputs, count, out_rank, out_dims));
+    SY_SDK_RETURN_IF_ERROR(broadcast_output(node_, inputs, count, out_rank, out_dims));
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype, out_rank, out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, dtype, out_rank, out_dims, y));
     const int64_t n = y.num_elements();
     if (n == 0) return ok_status();
     const TensorRef* second = count > 1 ? inputs[1] : inputs[0];
@@ -832,9 +832,9 @@ class WhereKernel final : public CudaKernel {
     if (!in_list<WhereTypes>(dtype)) return runtime_error(type_error(node_, 1, dtype));
     int out_rank = 0;
     int64_t out_dims[SY_MAX_RANK] = {};
-    SY_CUDA_RETURN_IF_ERROR(broadcast_output(node_, inputs, 3, out_rank, out_dims));
+    SY_SDK_RETURN_IF_ERROR(broadcast_output(node_, inputs, 3, out_rank, out_dims));
     TensorRef out;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype, out_rank, out_dims, out));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, dtype, out_rank, out_dims, out));
     const int64_t n = out.num_elements();
     if (n == 0) return ok_status();
     const int ranks[3] = {inputs[0]->rank(), inputs[1]->rank(), inputs[2]->rank()};
@@ -937,7 +937,7 @@ class CastKernel final : public CudaKernel {
     if (x == nullptr) return runtime_error(node_ + ": input 0 is missing");
     if (!in_list<CastTypes>(x->t.dtype)) return runtime_error(type_error(node_, 0, x->t.dtype));
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, to_, x->rank(), x->dims(), y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, to_, x->rank(), x->dims(), y));
     const int64_t n = x->num_elements();
     if (n == 0) return ok_status();
     if (x->t.dtype == to_) {

@@ -93,7 +93,7 @@ class MatMulKernel final : public CudaKernel {
     if (a->rank() > 1) out_dims[out_rank++] = m;
     if (b->rank() > 1) out_dims[out_rank++] = n;
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, out_rank, out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, out_rank, out_dims, y));
     if (y.num_elements() == 0) return ok_status();
     if (k == 0) return cuda_status(cudaMemsetAsync(y.data(), 0, y.byte_size(), ctx.stream()), "MatMul (K = 0)");
     // One strided call covers whole-or-single batches; a batch that
@@ -120,7 +120,7 @@ class MatMulKernel final : public CudaKernel {
         a_stride *= da;
         b_stride *= db;
       }
-      SY_CUDA_RETURN_IF_ERROR(gemm(ctx, dtype_, false, false, m, n, k, 1.0f,
+      SY_SDK_RETURN_IF_ERROR(gemm(ctx, dtype_, false, false, m, n, k, 1.0f,
                                    static_cast<const char*>(a->data()) + ai * m * k * es, 0,
                                    static_cast<const char*>(b->data()) + bi * k * n * es, 0, 0.0f,
                                    static_cast<char*>(y.data()) + i * m * n * es, 0, 1));
@@ -166,7 +166,7 @@ class GemmKernel final : public CudaKernel {
     if (k != kb) return runtime_error("Gemm: " + a->describe() + " and " + b->describe() + ": inner dimensions differ");
     TensorRef y;
     const int64_t dims[2] = {m, n};
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, 2, dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, dtype_, 2, dims, y));
     if (y.num_elements() == 0) return ok_status();
     float beta = 0.0f;
     if (c != nullptr && beta_ != 0.0f) {
@@ -183,7 +183,7 @@ class GemmKernel final : public CudaKernel {
         broadcast_c_kernel<T><<<grid_size(m * n), kThreadsPerBlock, 0, ctx.stream()>>>(y.data_as<T>(), c->data_as<const T>(),
                                                                                       m, n, rows, cols);
       });
-      SY_CUDA_RETURN_IF_ERROR(check_launch("Gemm C broadcast"));
+      SY_SDK_RETURN_IF_ERROR(check_launch("Gemm C broadcast"));
       beta = beta_;
     }
     if (k == 0 && beta == 0.0f) return cuda_status(cudaMemsetAsync(y.data(), 0, y.byte_size(), ctx.stream()), "Gemm (K = 0)");

@@ -123,7 +123,7 @@ class SoftmaxKernel final : public CudaKernel {
       return invalid_argument(name_ + ": axis " + std::to_string(axis_) + " is out of range for input " +
                               x->describe());
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), x->dims(), y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), x->dims(), y));
     if (x->num_elements() == 0) return ok_status();
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
@@ -281,7 +281,7 @@ class LayerNormKernel final : public CudaKernel {
                                 p->describe());
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, rank, x->dims(), y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, rank, x->dims(), y));
     // Mean and InvStdDev: X's leading dims, then ones.
     int64_t stat_dims[SY_MAX_RANK];
     for (int d = 0; d < rank; ++d) stat_dims[d] = d < axis ? x->dim(d) : 1;
@@ -289,7 +289,7 @@ class LayerNormKernel final : public CudaKernel {
     for (int i = 1; i <= 2; ++i) {
       if (ctx.num_outputs() <= i || !ctx.output_requested(i)) continue;
       TensorRef s;
-      SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(i, stash_, rank, stat_dims, s));
+      SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(i, stash_, rank, stat_dims, s));
       stats[i - 1] = s.data();
     }
     if (x->num_elements() == 0) return ok_status();
@@ -341,7 +341,7 @@ class InstanceNormKernel final : public CudaKernel {
                                 p->describe());
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x.t.dtype, x.rank(), x.dims(), y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x.t.dtype, x.rank(), x.dims(), y));
     if (x.num_elements() == 0) return ok_status();
     Status status;
     const bool handled = dispatch_float_type(x.t.dtype, [&]<typename T>() {
@@ -449,16 +449,16 @@ class BatchNormKernel final : public CudaKernel {
       params[i - 1] = Param{p.data(), p.t.dtype};
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x.t.dtype, x.rank(), x.dims(), y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x.t.dtype, x.rank(), x.dims(), y));
     // In inference mode the running mean and var pass through when asked
     // for (opset 14+), as on the CPU.
     for (int i = 1; i <= 2 && i < ctx.num_outputs(); ++i) {
       if (!ctx.output_requested(i)) continue;
       const TensorRef& src = *ctx.input(i + 2);
       TensorRef out;
-      SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(i, src.t.dtype, src.rank(), src.dims(), out));
+      SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(i, src.t.dtype, src.rank(), src.dims(), out));
       if (src.byte_size() > 0)
-        SY_CUDA_RETURN_IF_ERROR(cuda_status(
+        SY_SDK_RETURN_IF_ERROR(cuda_status(
             cudaMemcpyAsync(out.data(), src.data(), src.byte_size(), cudaMemcpyDeviceToDevice, ctx.stream()),
             "BatchNormalization: copying the running statistics"));
     }

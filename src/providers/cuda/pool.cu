@@ -139,11 +139,11 @@ class PoolKernel final : public CudaKernel {
     int64_t out_dims[SY_MAX_RANK] = {x->dim(0), x->dim(1)};
     for (int i = 0; i < g.rank; ++i) out_dims[i + 2] = g.out[i];
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), out_dims, y));
     int64_t* indices = nullptr;
     if (kMax && ctx.num_outputs() > 1 && ctx.output_requested(1)) {
       TensorRef ind;
-      SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(1, static_cast<int32_t>(DataType::kInt64), x->rank(), out_dims, ind));
+      SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(1, static_cast<int32_t>(DataType::kInt64), x->rank(), out_dims, ind));
       indices = ind.data_as<int64_t>();
     }
     const int64_t planes = x->dim(0) * x->dim(1);
@@ -206,7 +206,7 @@ class GlobalPoolKernel final : public CudaKernel {
       if (d >= 2) spatial *= x->dim(d);
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, x->rank(), out_dims, y));
     const int64_t planes = x->dim(0) * x->dim(1);
     if (planes == 0) return ok_status();
     // Empty planes give 0, as on the CPU; zero bits are 0 in all three types.

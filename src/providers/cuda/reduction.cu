@@ -191,12 +191,12 @@ Status launch_reduce(KernelRunContext& ctx, const T* x, T* y, const ReducePlan& 
   float* partial = nullptr;
   if (splits > 1) {
     void* mem = nullptr;
-    SY_CUDA_RETURN_IF_ERROR(ctx.scratch(static_cast<size_t>(outputs * splits) * sizeof(float), &mem));
+    SY_SDK_RETURN_IF_ERROR(ctx.scratch(static_cast<size_t>(outputs * splits) * sizeof(float), &mem));
     partial = static_cast<float*>(mem);
   }
   reduce_block_kernel<Op, T>
       <<<grid_size(outputs * splits, 1), threads, 0, ctx.stream()>>>(x, y, partial, p, splits, chunk);
-  SY_CUDA_RETURN_IF_ERROR(check_launch("reduce_block_kernel"));
+  SY_SDK_RETURN_IF_ERROR(check_launch("reduce_block_kernel"));
   if (splits == 1) return ok_status();
   reduce_partials_kernel<Op, T>
       <<<grid_size(outputs), kThreadsPerBlock, 0, ctx.stream()>>>(partial, y, outputs, splits, n);
@@ -259,7 +259,7 @@ class ReduceKernel final : public CudaKernel {
       }
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, out_rank, out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, x->t.dtype, out_rank, out_dims, y));
     const ReducePlan plan = normpool::make_reduce_plan(rank, x->dims(), reduced);
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
@@ -342,7 +342,7 @@ class ArgKernel final : public CudaKernel {
       }
     }
     TensorRef y;
-    SY_CUDA_RETURN_IF_ERROR(ctx.allocate_output(0, static_cast<int32_t>(DataType::kInt64), out_rank, out_dims, y));
+    SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, static_cast<int32_t>(DataType::kInt64), out_rank, out_dims, y));
     if (outer * inner == 0) return ok_status();
     int64_t* yd = y.data_as<int64_t>();
     Status status;
