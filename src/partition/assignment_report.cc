@@ -7,9 +7,10 @@ namespace {
 
 // The model nodes a node of the executed graph stands for: those of a
 // compiled partition, or itself (copies included; callers skip them).
-std::vector<NodeId> stands_for(const PartitionResult& partition, NodeId id) {
-  auto it = partition.compiled.find(id);
-  return it != partition.compiled.end() ? it->second : std::vector<NodeId>{id};
+// `executed` is an element of partition.order, so the span can point at it.
+std::span<const NodeId> stands_for(const PartitionResult& partition, const NodeId& executed) {
+  auto it = partition.compiled.find(executed);
+  return it != partition.compiled.end() ? std::span<const NodeId>(it->second) : std::span<const NodeId>(&executed, 1);
 }
 
 }  // namespace
@@ -17,7 +18,7 @@ std::vector<NodeId> stands_for(const PartitionResult& partition, NodeId id) {
 std::vector<NodeAssignment> node_assignments(const Graph& graph, const PartitionResult& partition,
                                              std::span<ExecutionProvider* const> chain) {
   std::vector<NodeAssignment> out;
-  for (NodeId executed : partition.order) {
+  for (const NodeId& executed : partition.order) {
     const int p = partition.node_provider[static_cast<size_t>(executed)];
     // A compiled partition's nodes are listed one by one, on its provider.
     for (NodeId id : stands_for(partition, executed)) {
@@ -48,7 +49,7 @@ std::string fall_through_message(const Graph& graph, const PartitionResult& part
   std::map<std::string, int> fell_through;  // "from -> to: op" -> count
   int fell_through_nodes = 0;
   int model_nodes = 0;
-  for (NodeId executed : partition.order) {
+  for (const NodeId& executed : partition.order) {
     const int p = partition.node_provider[static_cast<size_t>(executed)];
     for (NodeId id : stands_for(partition, executed)) {
       const Node& node = graph.nodes[static_cast<size_t>(id)];
@@ -80,7 +81,7 @@ PlacementSummary summarize_placement(const Graph& graph, const PartitionResult& 
   PlacementSummary p;
   for (const Partition& part : partition.partitions) {
     int model_nodes = 0;
-    for (NodeId id : part.nodes)
+    for (const NodeId& id : part.nodes)
       if (!is_copy_node(graph.nodes[static_cast<size_t>(id)]))
         model_nodes += static_cast<int>(stands_for(partition, id).size());
     if (model_nodes == 0) continue;  // a run of copies only

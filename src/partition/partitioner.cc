@@ -1,8 +1,8 @@
 #include "partition/partitioner.h"
 
-#include <cstdio>
 #include <map>
 
+#include "model/fingerprint.h"
 #include "optimizer/provider_rewrites.h"
 
 namespace sy {
@@ -221,53 +221,31 @@ Status rewrite_placed_nodes(Graph& graph, std::span<ExecutionProvider* const> pr
 
 namespace {
 
-// FNV-1a over the parts of a cache key.
-std::string fingerprint(std::initializer_list<std::string_view> parts) {
-  uint64_t h = 1469598103934665603ull;
-  for (std::string_view part : parts) {
-    for (char c : part) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+// Which run of the provider being compiled each node and value belongs to,
+// filled once per provider so that describing a run costs its own size.
+struct RunMarks {
+  std::vector<int> node_run;     // per NodeId: the run's index, -1 outside every run
+  std::vector<int> listed_in;    // per ValueId: the run that lists it as an input
+};
 
-// The model's part of the cache key: its nodes, their attributes' names
-// and the static types of their inputs, as placement left them.
-std::string model_fingerprint(const Graph& graph, std::span<const NodeId> order) {
-  std::string text;
-  for (NodeId id : order) {
-    const Node& node = graph.nodes[static_cast<size_t>(id)];
-    text += node.domain + "." + node.op_type + "(" + node.name;
-    for (const Attribute& a : node.attributes) text += " " + a.name;
-    for (ValueId v : node.inputs)
-      text += " " + (v == kNoValue ? std::string("-") : graph.values[static_cast<size_t>(v)].type.type_string());
-    text += ")";
-  }
-  return fingerprint({text});
-}
-
-// The partition made of order[begin, end), all placed on one provider:
-// its inputs and outputs. Empty when it cannot be compiled whole (a node
+// The partition made of `run` (number `k`), all placed on one provider:
+// its inputs and outputs. False when it cannot be compiled whole (a node
 // with a subgraph, which reads outer-scope values the ABI cannot name).
-bool describe_partition(const Graph& graph, std::span<const NodeId> run, PartitionToCompile& part) {
-  std::vector<bool> inside(graph.nodes.size(), false);
-  for (NodeId id : run) inside[static_cast<size_t>(id)] = true;
-  std::vector<bool> listed(graph.values.size(), false);
+bool describe_partition(const Graph& graph, std::span<const NodeId> run, int k, RunMarks& marks,
+                        PartitionToCompile& part) {
+  auto inside = [&](NodeId id) {
+    const auto i = static_cast<size_t>(id);
+    return i < marks.node_run.size() && marks.node_run[i] == k && !graph.nodes[i].removed;
+  };
   for (NodeId id : run) {
     const Node& node = graph.nodes[static_cast<size_t>(id)];
     if (!node.implicit_inputs.empty()) return false;
     part.nodes.push_back(id);
     for (ValueId v : node.inputs) {
-      if (v == kNoValue || listed[static_cast<size_t>(v)]) continue;
+      if (v == kNoValue || marks.listed_in[static_cast<size_t>(v)] == k) continue;
       const NodeId producer = graph.values[static_cast<size_t>(v)].producer;
-      if (producer != kNoNode && inside[static_cast<size_t>(producer)]) continue;
-      listed[static_cast<size_t>(v)] = true;
+      if (producer != kNoNode && inside(producer)) continue;
+      marks.listed_in[static_cast<size_t>(v)] = k;
       part.inputs.push_back(v);
     }
   }
@@ -277,7 +255,7 @@ bool describe_partition(const Graph& graph, std::span<const NodeId> run, Partiti
       const Value& value = graph.values[static_cast<size_t>(v)];
       bool read_outside = value.is_graph_output;
       for (NodeId c : value.consumers)
-        read_outside = read_outside || (!graph.nodes[static_cast<size_t>(c)].removed && !inside[static_cast<size_t>(c)]);
+        read_outside = read_outside || (!graph.nodes[static_cast<size_t>(c)].removed && !inside(c));
       if (read_outside) part.outputs.push_back(v);
     }
   }
@@ -291,24 +269,33 @@ bool describe_partition(const Graph& graph, std::span<const NodeId> run, Partiti
 // and its nodes stay in the graph, removed, listed in `compiled`.
 Status compile_partitions(Graph& graph, ExecutionProvider& provider, int p, std::span<const NodeId> order,
                           std::map<NodeId, CreatedKernel>& kernels, std::map<NodeId, std::vector<NodeId>>& compiled) {
-  const std::string model_key = model_fingerprint(graph, order);
-  size_t start = 0;
-  int index = 0;
-  while (start < order.size()) {
+  // Runs of this provider's nodes in `order`: [begin, end) each.
+  std::vector<std::pair<size_t, size_t>> runs;
+  RunMarks marks{std::vector<int>(graph.nodes.size(), -1), std::vector<int>(graph.values.size(), -1)};
+  for (size_t start = 0; start < order.size();) {
     if (graph.nodes[static_cast<size_t>(order[start])].placed_on != p) {
       ++start;
       continue;
     }
     size_t end = start;
-    while (end < order.size() && graph.nodes[static_cast<size_t>(order[end])].placed_on == p) ++end;
-    const std::span<const NodeId> run = order.subspan(start, end - start);
+    while (end < order.size() && graph.nodes[static_cast<size_t>(order[end])].placed_on == p)
+      marks.node_run[static_cast<size_t>(order[end++])] = static_cast<int>(runs.size());
+    runs.emplace_back(start, end);
     start = end;
+  }
+  if (runs.empty()) return ok_status();
+  // Model, device, provider build: the parts of the key every run shares.
+  const std::string shared_key = graph_fingerprint(graph) + "-" +
+                                 Fingerprint().add(provider.device().to_string()).hex() + "-" +
+                                 Fingerprint().add(provider.name()).add(provider.version()).hex();
+  int index = 0;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const std::span<const NodeId> run = order.subspan(runs[k].first, runs[k].second - runs[k].first);
     PartitionToCompile part;
-    if (!describe_partition(graph, run, part)) continue;
-    std::string names;
-    for (NodeId id : run) names += graph.nodes[static_cast<size_t>(id)].name + ";";
-    part.cache_key = model_key + "-" + fingerprint({provider.device().to_string()}) + "-" +
-                     fingerprint({provider.name(), provider.version()}) + "-" + fingerprint({names});
+    if (!describe_partition(graph, run, static_cast<int>(k), marks, part)) continue;
+    Fingerprint names;
+    for (NodeId id : run) names.add(graph.nodes[static_cast<size_t>(id)].name);
+    part.cache_key = shared_key + "-" + names.hex();
     Result<CreatedKernel> kernel = provider.compile(graph, part);
     if (!kernel.ok()) {
       if (kernel.status().code() == StatusCode::kNotImplemented) continue;  // a kernel per node instead

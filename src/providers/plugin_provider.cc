@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/logging.h"
+#include "model/fingerprint.h"
 
 // The ABI's opaque handles, as the core defines them.
 struct sy_node {
@@ -51,34 +52,6 @@ bool type_to_abi(const ValueType& type, sy_tensor& out) {
     for (size_t i = 0; i < type.rank(); ++i) out.dims[i] = type.dims[i].is_known() ? type.dims[i].value : -1;
   }
   return true;
-}
-
-// A fingerprint of the graph: the same model file gives the same key in
-// every session, so a plugin can keep per-model caches on disk.
-std::string graph_key(const Graph& graph) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  auto mix = [&h](std::string_view s) {
-    for (char c : s) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ull;
-  };
-  for (const Node& n : graph.nodes) {
-    if (n.removed) continue;
-    mix(n.op_type);
-    mix(n.name);
-    for (ValueId v : n.inputs) {
-      if (v == kNoValue) continue;
-      const ValueType& t = graph.values[static_cast<size_t>(v)].type;
-      mix(std::to_string(static_cast<int>(t.dtype)));
-      for (const Dim& d : t.dims) mix(d.to_string());
-    }
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
 }
 
 // ---- sy_host_api entries ----
@@ -429,7 +402,7 @@ class PluginProvider final : public ExecutionProvider {
   // the model, and fingerprinting the whole graph per node would cost
   // O(nodes^2) per session.
   sy_node node_handle(const Graph& graph, const Node& node) {
-    if (model_key_.empty()) model_key_ = graph_key(graph);
+    if (model_key_.empty()) model_key_ = graph_fingerprint(graph);
     return sy_node{&graph, &node, node.describe(), model_key_};
   }
 
