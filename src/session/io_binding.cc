@@ -76,6 +76,18 @@ Result<Tensor> checked_buffer_view(const std::string& role, DataType dtype, cons
   return Tensor::view(dtype, shape, data, device);
 }
 
+// Binds an output: replaces the binding of the same name, or adds one.
+template <typename Output>
+void put_output(std::vector<Output>& outputs, Output output) {
+  for (Output& o : outputs) {
+    if (o.name == output.name) {
+      o = std::move(output);
+      return;
+    }
+  }
+  outputs.push_back(std::move(output));
+}
+
 }  // namespace
 
 Status IoBinding::bind_input(const std::string& name, const Tensor& value) {
@@ -101,13 +113,7 @@ Status IoBinding::bind_input(const std::string& name, DataType dtype, const Shap
 
 Status IoBinding::bind_output(const std::string& name, Device device) {
   return at_api_boundary([&] { return "binding output '" + name + "'"; }, [&]() -> Status {
-    for (Output& o : outputs_) {
-      if (o.name == name) {
-        o = {name, device, Tensor()};
-        return ok_status();
-      }
-    }
-    outputs_.push_back({name, device, Tensor()});
+    put_output(outputs_, Output{name, device, Tensor()});
     return ok_status();
   });
 }
@@ -122,13 +128,7 @@ Status IoBinding::bind_output(const std::string& name, const Tensor& preallocate
     if (preallocated.dtype() == DataType::kString)
       return invalid_argument(role + ": string outputs cannot be written into a bound tensor; bind it without one");
     SY_RETURN_IF_ERROR(check_bound_tensor(role, preallocated));
-    for (Output& o : outputs_) {
-      if (o.name == name) {
-        o = {name, preallocated.device(), preallocated};
-        return ok_status();
-      }
-    }
-    outputs_.push_back({name, preallocated.device(), preallocated});
+    put_output(outputs_, Output{name, preallocated.device(), preallocated});
     return ok_status();
   });
 }
