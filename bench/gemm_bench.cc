@@ -16,14 +16,15 @@ double time_gemm(int64_t m, int64_t n, int64_t k, bool packed, sy::ThreadPool* p
   std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)), c(static_cast<size_t>(m * n));
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.25f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.5f;
-  std::vector<float> ws(sy::cpu::sgemm_workspace_size(m, n, k, pool) / sizeof(float) + 16);
+  const sy::cpu::GemmPlan plan = sy::cpu::plan_sgemm(m, n, k, pool, packed);
+  std::vector<float> ws(plan.workspace_bytes / sizeof(float) + 16);
   float* w = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
   sy::cpu::PackedMatrix pb = sy::cpu::pack_b(false, k, n, b.data(), n);
   auto once = [&] {
     if (packed) {
-      sy::cpu::sgemm_packed_b(false, m, n, k, 1.0f, a.data(), k, pb, 0.0f, c.data(), n, pool, w);
+      sy::cpu::sgemm_packed_b(plan, false, m, n, k, 1.0f, a.data(), k, pb, 0.0f, c.data(), n, pool, w);
     } else {
-      sy::cpu::sgemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n, pool, w);
+      sy::cpu::sgemm(plan, false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n, pool, w);
     }
   };
   once();

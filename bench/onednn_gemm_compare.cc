@@ -49,12 +49,13 @@ int main() {
     for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
     for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.5f - 1.0f;
     const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
-    std::vector<float> ws(sy::cpu::sgemm_workspace_size(s.m, s.n, s.k, &pool) / sizeof(float) + 16);
+    const sy::cpu::GemmPlan plan = sy::cpu::plan_sgemm(s.m, s.n, s.k, &pool, true);
+    std::vector<float> ws(plan.workspace_bytes / sizeof(float) + 16);
     float* w = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
     const sy::cpu::PackedMatrix pb = sy::cpu::pack_b(false, s.k, s.n, b.data(), s.n);
     const double t_sy = best_seconds(
         [&] {
-          sy::cpu::sgemm_packed_b(false, s.m, s.n, s.k, 1.0f, a.data(), s.k, pb, 0.0f, c.data(), s.n, &pool, w);
+          sy::cpu::sgemm_packed_b(plan, false, s.m, s.n, s.k, 1.0f, a.data(), s.k, pb, 0.0f, c.data(), s.n, &pool, w);
         },
         flops);
     const double t_dnnl = best_seconds(

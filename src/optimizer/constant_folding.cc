@@ -85,7 +85,7 @@ Status fold_constants(Graph& graph, int* folded) {
     OwningKernelContext ctx(node, inputs, &pool);
     // A failure here (bad constant data) is left for run time, where the
     // error is reported with the run's context.
-    if (!(*kernel)->run(ctx).ok()) continue;
+    if (!run_kernel_once(**kernel, ctx).ok()) continue;
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       const ValueId out = node.outputs[i];
       if (out == kNoValue) continue;

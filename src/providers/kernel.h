@@ -1,10 +1,16 @@
 // Kernels: the code that runs one node on one provider.
 //
-// Two phases. Creation (a KernelFactory) reads attributes, validates them
-// and prepacks constant weights; it may allocate freely. run() sees the
-// node's tensors through a KernelContext and must not allocate on the heap:
+// Three phases. Creation (a KernelFactory) reads attributes, validates them
+// and prepacks constant weights; it may allocate freely. prepare(), for the
+// kernels that have one, runs before run() whenever the shapes of the
+// node's inputs differ from the last run's on the same frame: it does the
+// planning that depends on shapes alone (a GEMM's split among threads) and
+// returns it as a KernelState, which the frame keeps. run() sees the node's
+// tensors through a KernelContext and must not allocate on the heap:
 // outputs and scratch come from the context, which reuses memory across
-// runs. run() is const and may be called from several threads at once.
+// runs. prepare() and run() are const and may be called from several
+// threads at once, each with its own frame; so what changes with shapes
+// lives in the frame's KernelState, never in the kernel.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +24,13 @@
 #include "switchyard/tensor.h"
 
 namespace sy {
+
+// What a kernel's prepare() made for one set of input shapes. Read-only
+// while run() runs, so that the kernel's own threads may share it.
+class KernelState {
+ public:
+  virtual ~KernelState() = default;
+};
 
 class KernelContext {
  public:
@@ -50,7 +63,15 @@ class KernelContext {
   ThreadPool& thread_pool() const { return *pool_; }
   const Node& node() const { return *node_; }
 
+  // What the kernel's prepare() made for these inputs' shapes; nullptr
+  // when it has no prepare phase (or ran without one: kernels then plan on
+  // the spot, correct but slower).
+  const KernelState* state() const { return state_; }
+  // Set by whoever runs the kernel (the executor, run_kernel_once).
+  void set_state(const KernelState* state) { state_ = state; }
+
  protected:
+  const KernelState* state_ = nullptr;
   std::span<const Tensor* const> inputs_;
   size_t num_outputs_ = 0;
   ThreadPool* pool_ = nullptr;
@@ -60,8 +81,24 @@ class KernelContext {
 class Kernel {
  public:
   virtual ~Kernel() = default;
+  // Whether the kernel has a prepare phase; read once when the plan is
+  // built, so the kernels without one cost the executor nothing.
+  virtual bool prepares() const { return false; }
+  // The prepare phase: called with the run's inputs (their shapes are what
+  // matters; their data may not be read, since the state is reused for
+  // later inputs of the same shapes) before run() whenever those shapes
+  // changed. May allocate.
+  virtual Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const {
+    (void)ctx;
+    return std::unique_ptr<KernelState>();
+  }
   virtual Status run(KernelContext& ctx) const = 0;
 };
+
+// Runs a kernel outside an execution plan (constant folding, single-node
+// tests, a compiled partition in tests): prepares it for these inputs,
+// runs it, and drops the state.
+Status run_kernel_once(const Kernel& kernel, KernelContext& ctx);
 
 // What a factory sees when creating a kernel for a node.
 class KernelCreateContext {

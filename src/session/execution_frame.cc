@@ -42,6 +42,7 @@ ExecutionFrame::ExecutionFrame(const ExecutionPlan& plan, std::span<Allocator* c
   scratch.reserve(provider_allocators.size());
   for (Allocator* a : provider_allocators) scratch.emplace_back(a);
   input_ptrs.resize(plan.max_step_inputs);
+  prepared.resize(plan.steps.size());
 }
 
 }  // namespace sy

@@ -4,6 +4,7 @@
 // frame's buffers are reused by the next run that takes it.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -34,6 +35,15 @@ class GrowableBuffer {
   size_t capacity_ = 0;
 };
 
+// A step's prepared state in one frame: what its kernel's prepare() made,
+// and the input shapes it made it for.
+struct PreparedStep {
+  // Per input: its rank (-1 when omitted), then its dims.
+  std::vector<int64_t> shapes;
+  std::unique_ptr<KernelState> state;
+  bool prepared = false;
+};
+
 class ExecutionFrame {
  public:
   ExecutionFrame(const ExecutionPlan& plan, std::span<Allocator* const> provider_allocators);
@@ -42,6 +52,7 @@ class ExecutionFrame {
   std::vector<GrowableBuffer> slots;      // per planned slot
   std::vector<GrowableBuffer> scratch;    // per provider
   std::vector<const Tensor*> input_ptrs;  // reused for each step's inputs
+  std::vector<PreparedStep> prepared;     // per step; used by the steps whose kernel prepares
 };
 
 }  // namespace sy

@@ -47,6 +47,7 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
     step.node_ptr = &node;
     step.provider = partition.node_provider[static_cast<size_t>(id)];
     step.kernel = partition.kernels[static_cast<size_t>(id)].get();
+    step.prepares = step.kernel != nullptr && step.kernel->prepares();
     owned_kernels.push_back(std::move(partition.kernels[static_cast<size_t>(id)]));
     step.inputs = node.inputs;
     for (size_t i = 0; i < node.outputs.size(); ++i) {

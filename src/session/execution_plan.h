@@ -23,6 +23,7 @@ struct PlanStep {
   NodeId node = kNoNode;
   const Node* node_ptr = nullptr;
   const Kernel* kernel = nullptr;
+  bool prepares = false;  // kernel->prepares(), read once
   int provider = -1;
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;        // kNoValue-free: omitted outputs get a throwaway value

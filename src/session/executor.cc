@@ -30,7 +30,10 @@ class FrameKernelContext final : public KernelContext {
     }
     inputs_ = std::span<const Tensor* const>(frame_.input_ptrs.data(), step.inputs.size());
     num_outputs_ = step.outputs.size();
+    state_ = nullptr;
   }
+
+  std::span<const Tensor* const> inputs() const { return inputs_; }
 
   bool output_requested(size_t i) const override { return i < step_->output_requested.size() && step_->output_requested[i]; }
 
@@ -85,6 +88,53 @@ class FrameKernelContext final : public KernelContext {
   const PlanStep* step_ = nullptr;
 };
 
+// Whether `inputs` have the shapes recorded in `shapes` (rank, then dims,
+// per input; -1 for an omitted one). Runs before every step whose kernel
+// prepares, so it only compares.
+bool same_shapes(std::span<const Tensor* const> inputs, const std::vector<int64_t>& shapes) {
+  size_t at = 0;
+  for (const Tensor* t : inputs) {
+    if (at >= shapes.size()) return false;
+    if (t == nullptr) {
+      if (shapes[at++] != -1) return false;
+      continue;
+    }
+    const Shape& s = t->shape();
+    if (shapes[at++] != static_cast<int64_t>(s.rank()) || at + s.rank() > shapes.size()) return false;
+    for (size_t d = 0; d < s.rank(); ++d)
+      if (shapes[at++] != s[d]) return false;
+  }
+  return at == shapes.size();
+}
+
+void record_shapes(std::span<const Tensor* const> inputs, std::vector<int64_t>& shapes) {
+  shapes.clear();
+  for (const Tensor* t : inputs) {
+    if (t == nullptr) {
+      shapes.push_back(-1);
+      continue;
+    }
+    shapes.push_back(static_cast<int64_t>(t->shape().rank()));
+    for (size_t d = 0; d < t->shape().rank(); ++d) shapes.push_back(t->shape()[d]);
+  }
+}
+
+// The prepare phase of a step: its kernel's state for this frame, made
+// again only when the step's input shapes changed since the last run.
+Status prepare_step(const Kernel& kernel, PreparedStep& prepared, KernelContext& ctx,
+                    std::span<const Tensor* const> inputs) {
+  if (!prepared.prepared || !same_shapes(inputs, prepared.shapes)) {
+    prepared.prepared = false;
+    prepared.state.reset();
+    ctx.set_state(nullptr);
+    SY_ASSIGN_OR_RETURN(prepared.state, kernel.prepare(ctx));
+    record_shapes(inputs, prepared.shapes);
+    prepared.prepared = true;
+  }
+  ctx.set_state(prepared.state.get());
+  return ok_status();
+}
+
 // Device providers queue work asynchronously; the frame's buffers may be
 // reused by the next run only once that work is done, error or not.
 Status wait_for_devices(std::span<ExecutionProvider* const> chain) {
@@ -135,7 +185,8 @@ Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFram
     }
     ctx.set_step(step);
     const auto started = profiler != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status st = step.kernel->run(ctx);
+    Status st = step.prepares ? prepare_step(*step.kernel, frame.prepared[s], ctx, ctx.inputs()) : ok_status();
+    if (st.ok()) st = step.kernel->run(ctx);
     // A kernel's own allocations (outside allocate_output) fail without
     // saying where; the node is named here, once.
     if (st.code() == StatusCode::kOutOfMemory && st.message().find(step.node_ptr->describe()) == std::string::npos)

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "providers/cpu/gemm/sgemm.h"
 #include "switchyard/npy.h"
 #include "switchyard/session.h"
 
@@ -122,10 +123,13 @@ void check_model(const std::string& model, const SessionOptions& options) {
   std::vector<std::string> output_names;
   for (const NamedTensor& out : *expected) output_names.push_back(out.name);
 
+  const uint64_t plans_missed = cpu::gemm_plans_missed();
   const auto start = std::chrono::steady_clock::now();
   auto outputs = (*session)->run(feeds, output_names);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(outputs.ok()) << outputs.status().to_string();
+  // Every GEMM of the model was planned by its kernel's prepare phase.
+  EXPECT_EQ(cpu::gemm_plans_missed(), plans_missed) << model << ": GEMMs planned on the hot path";
   ASSERT_EQ(outputs->size(), expected->size());
   std::printf("[ model    ] %s: first run %.1f ms\n", model.c_str(), ms);
 

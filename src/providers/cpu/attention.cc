@@ -663,11 +663,10 @@ class AttentionKernel final : public Kernel {
     p.blocks_per_pair = blocks;
     size_t bytes = ranges_bytes(rows) + KernelContext::scratch_align(static_cast<size_t>(rows * d.total_len) * sizeof(C));
     if constexpr (std::is_same_v<C, float>) {
-      // One thread per call (nullptr pool): its plan is a single tile, so the
-      // workspace grows with M, N and K and the largest shapes bound the
-      // smaller calls on a block's subset of keys.
-      bytes += KernelContext::scratch_align(std::max(sgemm_workspace_size(rows, d.total_len, d.head_size, nullptr),
-                                                     sgemm_workspace_size(rows, d.v_head_size, d.total_len, nullptr)));
+      // One thread per call, on a block's subset of keys: bounded by the
+      // largest shapes.
+      bytes += KernelContext::scratch_align(std::max(sgemm_workspace_bound(rows, d.total_len, d.head_size),
+                                                     sgemm_workspace_bound(rows, d.v_head_size, d.total_len)));
     }
     p.lane_bytes = std::max<size_t>(bytes, 64);
   }
@@ -1132,7 +1131,8 @@ class AttentionKernel final : public Kernel {
   // c[m x n] = alpha * a[m x k] * b[n x k]^T: scores from query and key rows.
   static void gemm_abt(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
                        int64_t ldb, float* c, int64_t ldc, void* ws) {
-    sgemm(false, true, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc, nullptr, ws);
+    // The sizes follow the mask's key ranges: planned here, single-threaded.
+    sgemm(plan_sgemm_in_place(m, n, k), false, true, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc, nullptr, ws);
   }
   static void gemm_abt(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* b,
                        int64_t ldb, double* c, int64_t ldc, void* /*ws*/) {
@@ -1144,7 +1144,7 @@ class AttentionKernel final : public Kernel {
   // probabilities and value rows.
   static void gemm_ab(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                       float beta, float* c, int64_t ldc, void* ws) {
-    sgemm(false, false, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc, nullptr, ws);
+    sgemm(plan_sgemm_in_place(m, n, k), false, false, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc, nullptr, ws);
   }
   static void gemm_ab(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b, int64_t ldb,
                       double beta, double* c, int64_t ldc, void* /*ws*/) {

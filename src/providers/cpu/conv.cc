@@ -53,6 +53,7 @@
 #include "providers/cpu/conv/depthwise_blocked.h"
 #include "providers/cpu/conv/direct_few_channels.h"
 #include "providers/cpu/conv/winograd.h"
+#include "providers/cpu/gemm/gemm_state.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/simd/transpose_store.h"
 #include "providers/kernel.h"
@@ -199,6 +200,39 @@ class ConvKernel final : public Kernel {
     ctx.mark_prepacked(1);  // run() reads the packed copy only
   }
 
+  bool prepares() const override { return true; }
+
+  // Plans the GEMMs of the path run() takes for these shapes (the same
+  // choices, from the same helpers). Shapes run() refuses get no plans.
+  Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const override {
+    auto state = std::make_unique<GemmState>();
+    const Shape& xs = ctx.input(0)->shape();
+    const Shape& ws = ctx.input(1)->shape();
+    if (xs.rank() < 3 || ws.rank() != xs.rank() || group_ <= 0 || xs[1] != ws[1] * group_ || ws[0] % group_ != 0)
+      return std::unique_ptr<KernelState>(std::move(state));
+    WindowGeometry g;
+    if (!compute_window_geometry(ctx, attrs_, ws.dims().subspan(2), xs.dims().subspan(2), g).ok() || g.out_size() <= 0)
+      return std::unique_ptr<KernelState>(std::move(state));
+    ThreadPool& pool = ctx.thread_pool();
+    const int64_t M = ws[0], mg = M / group_, out_size = g.out_size();
+    const int64_t K = xs[1] / group_ * g.kernel_size();
+    const bool depthwise = g.rank == 2 && group_ == xs[1] && M == xs[1];
+    GemmPlans& plans = state->plans;
+    if (!packed_wt_.empty()) {
+      plans.add(out_size, M, K, &pool, true, false);
+      if (transposed_rows_only(out_size)) plans.add(out_size, M, K, &pool, true, true);
+    } else if (!packed_direct_.empty()) {
+      // The direct kernel runs no GEMM.
+    } else if (winograd_ != nullptr) {
+      if (g.rank == 2) winograd_->plan(g.out[0], g.out[1], pool, plans);
+    } else if (!depthwise) {
+      const int64_t chunk = gemm_chunk(out_size, K, is_pointwise(g));
+      plans.add(mg, chunk, K, &pool);
+      plans.add(mg, last_chunk(out_size, chunk), K, &pool);
+    }
+    return std::unique_ptr<KernelState>(std::move(state));
+  }
+
   Status run(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
     const Tensor& w = *ctx.input(1);
@@ -242,8 +276,7 @@ class ConvKernel final : public Kernel {
     const int64_t cg = C / group_, mg = M / group_;
     const int64_t in_size = g.in_size(), out_size = g.out_size();
     const int64_t K = cg * g.kernel_size();
-    bool pointwise = g.no_padding();
-    for (int i = 0; i < g.rank; ++i) pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
+    const bool pointwise = is_pointwise(g);
 
     // The transposed product adds the residual and applies the activation as
     // it stores Y. Winograd and depthwise store Y without the residual; with
@@ -280,11 +313,12 @@ class ConvKernel final : public Kernel {
       if (winograd_ != nullptr) {
         if (g.rank != 2 || C != winograd_->in_channels() || M != winograd_->out_channels())
           return kernel_error(ctx, "X " + xs.to_string() + " does not fit the weights prepared at creation");
-        const size_t ws_bytes = winograd_->workspace_size(g.out[0], g.out[1], &pool);
+        const GemmPlans& plans = gemm_plans(ctx);
+        const size_t ws_bytes = winograd_->workspace_size(g.out[0], g.out[1], pool, plans);
         SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(ws_bytes));
         for (int64_t n = 0; n < N; ++n)
           winograd_->run(xd + n * C * in_size, g.in[0], g.in[1], yd + n * M * out_size, g.out[0], g.out[1],
-                         g.pad_begin[0], g.pad_begin[1], ep, scratch, pool, blocked_input_, blocked_output_);
+                         g.pad_begin[0], g.pad_begin[1], ep, plans, scratch, pool, blocked_input_, blocked_output_);
       } else {
         SY_RETURN_IF_ERROR(run_depthwise(ctx, xd, wd, yd, N, C, g, ep));
       }
@@ -304,12 +338,11 @@ class ConvKernel final : public Kernel {
     const float beta = z != nullptr && zd == nullptr ? 1.0f : 0.0f;
     const bool packed = !packed_w_.empty() && packed_w_[0].rows() == mg && packed_w_[0].cols() == K;
 
-    int64_t chunk = out_size;
-    if (!pointwise) chunk = std::min(out_size, std::max<int64_t>(64, kColumnBudgetFloats / std::max<int64_t>(K, 1) / 64 * 64));
-    const int64_t last_chunk = out_size % chunk == 0 ? chunk : out_size % chunk;
-    // Workspace for the chunk widths used (the GEMM's plan depends on N).
-    const size_t gemm_ws = std::max({sgemm_workspace_size(mg, chunk, K, &pool),
-                                     sgemm_workspace_size(mg, last_chunk, K, &pool), size_t{64}});
+    const int64_t chunk = gemm_chunk(out_size, K, pointwise);
+    // A plan, and workspace, for each chunk width used.
+    const GemmPlan chunk_plan = gemm_plans(ctx).get(mg, chunk, K, &pool);
+    const GemmPlan last_plan = gemm_plans(ctx).get(mg, last_chunk(out_size, chunk), K, &pool);
+    const size_t gemm_ws = std::max(chunk_plan.workspace_bytes, last_plan.workspace_bytes);
     const size_t col_bytes = pointwise ? 0 : KernelContext::scratch_align(static_cast<size_t>(K * chunk) * sizeof(float));
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + gemm_ws));
     float* col = static_cast<float*>(scratch);
@@ -334,11 +367,12 @@ class ConvKernel final : public Kernel {
             bmat = col;
             ldb = cols;
           }
+          const GemmPlan& plan = cols == chunk ? chunk_plan : last_plan;
           if (packed) {
-            sgemm_packed_a(packed_w_[static_cast<size_t>(gi)], false, mg, cols, K, 1.0f, bmat, ldb, beta, yg + p0,
-                           out_size, &pool, ws_gemm, ep);
+            sgemm_packed_a(plan, packed_w_[static_cast<size_t>(gi)], false, mg, cols, K, 1.0f, bmat, ldb, beta,
+                           yg + p0, out_size, &pool, ws_gemm, ep);
           } else {
-            sgemm(false, false, mg, cols, K, 1.0f, wd + gi * mg * K, K, bmat, ldb, beta, yg + p0, out_size, &pool,
+            sgemm(plan, false, false, mg, cols, K, 1.0f, wd + gi * mg * K, K, bmat, ldb, beta, yg + p0, out_size, &pool,
                   ws_gemm, ep);
           }
         }
@@ -348,6 +382,23 @@ class ConvKernel final : public Kernel {
   }
 
  private:
+  // A 1x1 window at stride 1 without padding: X is the GEMM's B as it is.
+  static bool is_pointwise(const WindowGeometry& g) {
+    bool pointwise = g.no_padding();
+    for (int i = 0; i < g.rank; ++i) pointwise = pointwise && g.kernel[i] == 1 && g.stride[i] == 1;
+    return pointwise;
+  }
+  // The GEMM path's columns per product: all positions (pointwise), or as
+  // many as keep the im2col columns within kColumnBudgetFloats.
+  static int64_t gemm_chunk(int64_t out_size, int64_t K, bool pointwise) {
+    if (pointwise) return out_size;
+    return std::min(out_size, std::max<int64_t>(64, kColumnBudgetFloats / std::max<int64_t>(K, 1) / 64 * 64));
+  }
+  static int64_t last_chunk(int64_t out_size, int64_t chunk) { return out_size % chunk == 0 ? chunk : out_size % chunk; }
+  // The transposed product's blocked stores split by position among the
+  // threads for maps this large (blocked_layout.h's kSpatialSplitPositions).
+  static bool transposed_rows_only(int64_t out_size) { return out_size >= kSpatialSplitPositions; }
+
   WindowAttributes attrs_;
   GemmEpilogue activation_;
   int64_t group_ = 1;
@@ -395,7 +446,11 @@ class ConvKernel final : public Kernel {
     // A blocked output is stored by the GEMM itself, with its bias and clamp.
     const size_t yt_bytes =
         blocked_output_ ? 0 : KernelContext::scratch_align(static_cast<size_t>(out_size * M) * sizeof(float));
-    const size_t gemm_ws = std::max(sgemm_workspace_size(out_size, M, K, &pool), size_t{64});
+    // Blocked stores may split by rows only; the transposing store does not.
+    const bool rows_only = transposed_rows_only(out_size);
+    const GemmPlan plan = gemm_plans(ctx).get(out_size, M, K, &pool, true, false);
+    const GemmPlan blocked_plan = rows_only ? gemm_plans(ctx).get(out_size, M, K, &pool, true, true) : plan;
+    const size_t gemm_ws = std::max(plan.workspace_bytes, blocked_plan.workspace_bytes);
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(col_bytes + yt_bytes + gemm_ws));
     float* col = static_cast<float*>(scratch);
     float* yt = reinterpret_cast<float*>(static_cast<char*>(scratch) + col_bytes);
@@ -428,7 +483,7 @@ class ConvKernel final : public Kernel {
     blocked.a_block_stride = ep.a_block_stride;
     // Blocked maps of many positions split by position among the threads
     // (blocked_layout.h's kSpatialSplitPositions).
-    blocked.split_rows_only = out_size >= kSpatialSplitPositions;
+    blocked.split_rows_only = rows_only;
     for (int64_t n = 0; n < N; ++n) {
       // A: X^T itself (pointwise), rows of a blocked X's windows (read in
       // place, k contiguous), or NCHW im2col columns (packed transposed).
@@ -450,21 +505,22 @@ class ConvKernel final : public Kernel {
         float* yn = yd + n * M * out_size;
         const float* zn = zd != nullptr ? zd + n * M * out_size : nullptr;
         blocked.residual = zn != yn ? zn : nullptr;
-        sgemm_packed_b(a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, zn == yn && zn != nullptr ? 1.0f : 0.0f, yn,
-                       0, &pool, ws_gemm, blocked);
+        sgemm_packed_b(blocked_plan, a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_,
+                       zn == yn && zn != nullptr ? 1.0f : 0.0f, yn, 0, &pool, ws_gemm, blocked);
         continue;
       }
       if (residual_blocked_ && zd != nullptr) {
         // Y leaves the blocked region but its residual is blocked: Y blocked
         // into the scratch first, then to NCHW (a region's last Conv only).
         blocked.residual = zd + n * M * out_size;
-        sgemm_packed_b(a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, 0, &pool, ws_gemm, blocked);
+        sgemm_packed_b(blocked_plan, a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, 0, &pool, ws_gemm,
+                       blocked);
         unblock_channels(yt, M, out_size, yd + n * M * out_size, pool);
         continue;
       }
       store.args.dst = yd + n * M * out_size;
       store.args.residual = zd != nullptr ? zd + n * M * out_size : nullptr;
-      sgemm_packed_b(a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, M, &pool, ws_gemm, ep);
+      sgemm_packed_b(plan, a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, M, &pool, ws_gemm, ep);
     }
     return ok_status();
   }

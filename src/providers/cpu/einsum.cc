@@ -23,6 +23,7 @@
 
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/gemm/gemm_state.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/kernel.h"
 
@@ -125,6 +126,8 @@ struct Arena {
   unsigned char* base = nullptr;
   size_t used = 0;
   bool measuring = true;
+  // Set while prepare() measures: the GEMMs' plans go here.
+  GemmPlans* plans = nullptr;
   void* take(size_t bytes) {
     void* p = measuring ? nullptr : base + used;
     used += align64(std::max<size_t>(bytes, 1));
@@ -246,28 +249,37 @@ bool use_sgemm(const GemmBatch& g) {
   return std::is_same_v<C, float> && g.M * g.N * g.K >= kSmallGemm;
 }
 
-// Workspace bytes run_gemms needs.
+// How run_gemms threads a batch of sgemm products: `tasks` threads each
+// taking a share of them, one thread per product; or, with tasks 1, one
+// product after the other, each on the pool (returned as gemm_pool).
+int64_t gemm_tasks(const GemmBatch& g, ThreadPool& pool, ThreadPool** gemm_pool) {
+  const int64_t tasks = std::min<int64_t>(pool.num_threads(), g.count);
+  *gemm_pool = tasks > 1 ? nullptr : &pool;
+  return std::max<int64_t>(tasks, 1);
+}
+
+// Workspace bytes run_gemms needs with `tasks` and `plan`.
 template <typename C>
-size_t gemm_workspace(const GemmBatch& g, ThreadPool& pool, int64_t& tasks) {
-  tasks = 1;
+size_t gemm_workspace(const GemmBatch& g, const GemmPlan& plan, int64_t tasks) {
   if (!use_sgemm<C>(g)) return 0;
-  tasks = std::min<int64_t>(pool.num_threads(), g.count);
-  if (tasks > 1) return align64(sgemm_workspace_size(g.M, g.N, g.K, nullptr)) * static_cast<size_t>(tasks);
-  return sgemm_workspace_size(g.M, g.N, g.K, &pool);
+  if (tasks > 1) return align64(plan.workspace_bytes) * static_cast<size_t>(tasks);
+  return plan.workspace_bytes;
 }
 
 template <typename C>
-void run_gemms(const GemmBatch& g, const C* a, const C* b, C* c, ThreadPool& pool, void* ws, int64_t tasks) {
+void run_gemms(const GemmBatch& g, const C* a, const C* b, C* c, ThreadPool& pool, void* ws, int64_t tasks,
+               const GemmPlan& plan) {
   const int64_t M = g.M, N = g.N, K = g.K;
   if constexpr (std::is_same_v<C, float>) {
     if (use_sgemm<C>(g)) {
       auto one = [&](int64_t i, ThreadPool* p, void* w) {
         int64_t a_off, b_off;
         g.offsets(i, a_off, b_off);
-        sgemm(g.trans_a, g.trans_b, M, N, K, 1.0f, a + a_off, g.lda, b + b_off, g.ldb, 0.0f, c + i * M * N, N, p, w);
+        sgemm(plan, g.trans_a, g.trans_b, M, N, K, 1.0f, a + a_off, g.lda, b + b_off, g.ldb, 0.0f, c + i * M * N, N, p,
+              w);
       };
       if (tasks > 1) {
-        const size_t per_task = align64(sgemm_workspace_size(M, N, K, nullptr));
+        const size_t per_task = align64(plan.workspace_bytes);
         pool.parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
           for (int64_t t = begin; t < end; ++t)
             for (int64_t i = g.count * t / tasks; i < g.count * (t + 1) / tasks; ++i)
@@ -387,7 +399,67 @@ class EinsumKernel final : public Kernel {
     }
   }
 
+  bool prepares() const override { return true; }
+
+  // Plans the float GEMMs (half types run in float too): the contraction
+  // measured as run() measures it, each product's plan kept. Inputs run()
+  // refuses get no plans.
+  Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const override {
+    auto state = std::make_unique<GemmState>();
+    const DataType dtype = ctx.input(0) != nullptr ? ctx.input(0)->dtype() : DataType::kUndefined;
+    if (dtype != DataType::kFloat && dtype != DataType::kFloat16 && dtype != DataType::kBfloat16)
+      return std::unique_ptr<KernelState>(std::move(state));
+    Labels labels;
+    if (!analyse(ctx, labels).ok()) return std::unique_ptr<KernelState>(std::move(state));
+    const Shared shared = labels.shared(ctx);
+    Arena measure;
+    measure.plans = &state->plans;
+    (void)execute<float>(shared, measure, nullptr, nullptr);
+    return std::unique_ptr<KernelState>(std::move(state));
+  }
+
   Status run(KernelContext& ctx) const override {
+    Labels labels;
+    SY_RETURN_IF_ERROR(analyse(ctx, labels));
+    const DataType dtype = ctx.input(0)->dtype();
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype, labels.out_shape));
+    if (y->num_elements() == 0) return ok_status();
+    const Shared shared = labels.shared(ctx);
+
+    Status status;
+    const bool supported = visit_type(NumericTypes{}, dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      status = run_typed<T>(ctx, shared, *y);
+    });
+    if (!supported) return kernel_error(ctx, "unsupported type " + ctx.input(0)->describe());
+    return status;
+  }
+
+ private:
+  struct Shared {
+    const KernelContext& ctx;
+    const int64_t* label_dims;
+    const int* out_labels;
+    const int64_t* out_dims;
+    int n_out;
+    uint64_t out_set;
+    int64_t y_elements;
+  };
+
+  // Every label's length and the output's labels and shape.
+  struct Labels {
+    int64_t label_dims[kMaxLabels];
+    int out_labels[kMaxAxes];
+    int64_t out_dims[kMaxAxes];
+    int n_out = 0;
+    uint64_t out_set = 0;
+    Shape out_shape;
+    Shared shared(const KernelContext& ctx) const {
+      return Shared{ctx, label_dims, out_labels, out_dims, n_out, out_set, out_shape.num_elements()};
+    }
+  };
+
+  Status analyse(const KernelContext& ctx, Labels& labels) const {
     const size_t n_inputs = ctx.num_inputs();
     const DataType dtype = ctx.input(0)->dtype();
     for (size_t i = 0; i < n_inputs; ++i) {
@@ -398,7 +470,7 @@ class EinsumKernel final : public Kernel {
                                      ctx.input(0)->describe() + "; all inputs must share one type");
     }
     // Label lengths, checked across operands (equal, or 1 to broadcast).
-    int64_t label_dims[kMaxLabels];
+    int64_t* label_dims = labels.label_dims;
     std::fill(label_dims, label_dims + kMaxLabels, int64_t{-1});
     int ellipsis_dims = 0;
     for (size_t i = 0; i < n_inputs; ++i) {
@@ -425,10 +497,10 @@ class EinsumKernel final : public Kernel {
       }
     }
     // The output's labels and shape.
-    int out_labels[kMaxAxes];
-    int64_t out_dims[kMaxAxes];
-    int n_out = 0;
-    Shape out_shape;
+    int* out_labels = labels.out_labels;
+    int64_t* out_dims = labels.out_dims;
+    int& n_out = labels.n_out;
+    Shape& out_shape = labels.out_shape;
     for (int l : output_.labels) {
       if (l == kEllipsisMark) {
         for (int e = kMaxLabels - ellipsis_dims; e < kMaxLabels; ++e) out_labels[n_out++] = e;
@@ -436,35 +508,13 @@ class EinsumKernel final : public Kernel {
         out_labels[n_out++] = l;
       }
     }
-    uint64_t out_set = 0;
     for (int i = 0; i < n_out; ++i) {
       out_dims[i] = label_dims[out_labels[i]];
-      out_set |= uint64_t{1} << out_labels[i];
+      labels.out_set |= uint64_t{1} << out_labels[i];
       out_shape.push_back(out_dims[i]);
     }
-    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype, out_shape));
-    if (y->num_elements() == 0) return ok_status();
-    Shared shared{ctx, label_dims, out_labels, out_dims, n_out, out_set, *y};
-
-    Status status;
-    const bool supported = visit_type(NumericTypes{}, dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      status = run_typed<T>(shared);
-    });
-    if (!supported) return kernel_error(ctx, "unsupported type " + ctx.input(0)->describe());
-    return status;
+    return ok_status();
   }
-
- private:
-  struct Shared {
-    KernelContext& ctx;
-    const int64_t* label_dims;
-    const int* out_labels;
-    const int64_t* out_dims;
-    int n_out;
-    uint64_t out_set;
-    Tensor& y;
-  };
 
   static Status parse_term(const KernelCreateContext& ctx, const std::string& text, Term& term) {
     for (size_t i = 0; i < text.size(); ++i) {
@@ -534,8 +584,7 @@ class EinsumKernel final : public Kernel {
   }
 
   template <typename T>
-  Status run_typed(const Shared& sh) const {
-    KernelContext& ctx = sh.ctx;
+  Status run_typed(KernelContext& ctx, const Shared& sh, Tensor& y) const {
     if constexpr (kIsHalf<T>) {
       // 16-bit floats: the inputs widened to float in the tail of the
       // scratch, the work in float, the result narrowed.
@@ -545,13 +594,13 @@ class EinsumKernel final : public Kernel {
                                      " inputs; got " + std::to_string(terms_.size()));
       Arena measure;
       SY_RETURN_IF_ERROR(execute<float>(sh, measure, nullptr, nullptr));
-      size_t bytes = measure.used + align64(static_cast<size_t>(sh.y.num_elements()) * sizeof(float));
+      size_t bytes = measure.used + align64(static_cast<size_t>(sh.y_elements) * sizeof(float));
       for (size_t i = 0; i < terms_.size(); ++i)
         bytes += align64(static_cast<size_t>(ctx.input(i)->num_elements()) * sizeof(float));
       SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(bytes));
       auto* base = static_cast<unsigned char*>(scratch);
       auto* out = reinterpret_cast<float*>(base + measure.used);
-      unsigned char* cursor = base + measure.used + align64(static_cast<size_t>(sh.y.num_elements()) * sizeof(float));
+      unsigned char* cursor = base + measure.used + align64(static_cast<size_t>(sh.y_elements) * sizeof(float));
       const void* inputs[kMaxHalfInputs];
       for (size_t i = 0; i < terms_.size(); ++i) {
         const Tensor& t = *ctx.input(i);
@@ -563,15 +612,15 @@ class EinsumKernel final : public Kernel {
       }
       Arena arena{base, 0, false};
       SY_RETURN_IF_ERROR(execute<float>(sh, arena, inputs, out));
-      T* dst = sh.y.data<T>();
-      for (int64_t k = 0; k < sh.y.num_elements(); ++k) dst[k] = store<T>(out[k]);
+      T* dst = y.data<T>();
+      for (int64_t k = 0; k < sh.y_elements; ++k) dst[k] = store<T>(out[k]);
       return ok_status();
     } else {
       Arena measure;
       SY_RETURN_IF_ERROR(execute<T>(sh, measure, nullptr, nullptr));
       SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(std::max<size_t>(64, measure.used)));
       Arena arena{static_cast<unsigned char*>(scratch), 0, false};
-      return execute<T>(sh, arena, nullptr, sh.y.data<T>());
+      return execute<T>(sh, arena, nullptr, y.data<T>());
     }
   }
 
@@ -579,12 +628,12 @@ class EinsumKernel final : public Kernel {
   // `inputs` replaces the input tensors' data when given; `out` the output's.
   template <typename C>
   Status execute(const Shared& sh, Arena& arena, const void* const* inputs, C* y) const {
-    KernelContext& ctx = sh.ctx;
+    const KernelContext& ctx = sh.ctx;
     ThreadPool& pool = ctx.thread_pool();
     // Any label of length 0 empties a sum: the output is zeros.
     for (int l = 0; l < kMaxLabels; ++l)
       if (sh.label_dims[l] == 0) {
-        if (!arena.measuring) std::fill(y, y + sh.y.num_elements(), C(0));
+        if (!arena.measuring) std::fill(y, y + sh.y_elements, C(0));
         return ok_status();
       }
     Operand cur;
@@ -612,7 +661,7 @@ class EinsumKernel final : public Kernel {
   // Sums away (and takes diagonals of) what only `op` has and `keep`
   // lacks, into a contiguous copy; `op` unchanged when there is nothing.
   template <typename C>
-  static void prepare(Operand& op, uint64_t other, uint64_t keep, Arena& arena, ThreadPool& pool) {
+  static void reduce_operand(Operand& op, uint64_t other, uint64_t keep, Arena& arena, ThreadPool& pool) {
     bool needed = false;
     uint64_t seen = 0;
     int labels[kMaxAxes];
@@ -649,8 +698,8 @@ class EinsumKernel final : public Kernel {
   template <typename C>
   void contract(const Shared& sh, Arena& arena, Operand& a, Operand& b, uint64_t keep, bool last, C* final_out) const {
     ThreadPool& pool = sh.ctx.thread_pool();
-    prepare<C>(a, b.label_set(), keep, arena, pool);
-    prepare<C>(b, a.label_set(), keep, arena, pool);
+    reduce_operand<C>(a, b.label_set(), keep, arena, pool);
+    reduce_operand<C>(b, a.label_set(), keep, arena, pool);
     int batch[kMaxAxes], m_labels[kMaxAxes], k_labels[kMaxAxes], n_labels[kMaxAxes];
     int nb = 0, nm = 0, nk = 0, nn = 0;
     auto classify = [&] {
@@ -768,9 +817,19 @@ class EinsumKernel final : public Kernel {
     for (int i = 0; direct && i < r.rank; ++i) direct = r.labels[i] == sh.out_labels[i];
     C* c = direct ? final_out : static_cast<C*>(arena.take(static_cast<size_t>(elements_of(r)) * sizeof(C)));
     int64_t tasks = 1;
-    const size_t ws_bytes = gemm_workspace<C>(g, pool, tasks);
+    GemmPlan plan;
+    if (use_sgemm<C>(g)) {
+      ThreadPool* gemm_pool = nullptr;
+      tasks = gemm_tasks(g, pool, &gemm_pool);
+      if (arena.plans != nullptr) {
+        arena.plans->add(g.M, g.N, g.K, gemm_pool);  // prepare(): only the plans matter
+      } else {
+        plan = gemm_plans(sh.ctx).get(g.M, g.N, g.K, gemm_pool);
+      }
+    }
+    const size_t ws_bytes = gemm_workspace<C>(g, plan, tasks);
     void* ws = ws_bytes > 0 ? arena.take(ws_bytes) : nullptr;
-    if (!arena.measuring) run_gemms<C>(g, a_data, b_data, c, pool, ws, tasks);
+    if (!arena.measuring) run_gemms<C>(g, a_data, b_data, c, pool, ws, tasks, plan);
     r.data = c;
     a = r;
   }

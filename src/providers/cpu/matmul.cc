@@ -13,6 +13,7 @@
 #include <string>
 
 #include "providers/cpu/gemm/fused_epilogue.h"
+#include "providers/cpu/gemm/gemm_state.h"
 #include "providers/cpu/gemm/naive_gemm.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/cpu/matmul_dims.h"
@@ -53,6 +54,29 @@ class MatMulKernel final : public Kernel {
     if (k * n == 0) return;
     packed_b_ = pack_b(false, k, n, b->data<float>(), n);
     if (!packed_b_.empty()) ctx.mark_prepacked(1);  // run() reads the packed copy only
+  }
+
+  bool prepares() const override { return true; }
+
+  // Plans the float products run_float makes for these shapes. Shapes it
+  // cannot multiply get no plans: run() reports them.
+  Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const override {
+    auto state = std::make_unique<GemmState>();
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    MatMulDims d;
+    if (a.dtype() != DataType::kFloat || !matmul_dims(ctx, a.shape(), b.shape(), d).ok())
+      return std::unique_ptr<KernelState>(std::move(state));
+    ThreadPool& pool = ctx.thread_pool();
+    const bool use_packed = packed_b_fits(d);
+    if (one_product(d)) {
+      state->plans.add(d.batch_count * d.M, d.N, d.K, &pool, use_packed);
+    } else {
+      const ThreadPool* gemm_pool = batch_tasks(d, pool) > 1 ? nullptr : &pool;
+      state->plans.add(d.M, d.N, d.K, gemm_pool, false);
+      if (use_packed) state->plans.add(d.M, d.N, d.K, gemm_pool, true);
+    }
+    return std::unique_ptr<KernelState>(std::move(state));
   }
 
   Status run(KernelContext& ctx) const override {
@@ -137,59 +161,83 @@ class MatMulKernel final : public Kernel {
     return ok_status();
   }
 
+  bool packed_b_fits(const MatMulDims& d) const {
+    return !packed_b_.empty() && packed_b_.rows() == d.K && packed_b_.cols() == d.N;
+  }
+
+  // Every batch multiplies the same B and A's batches are contiguous rows
+  // (A does not broadcast): the batch folds into M, one GEMM.
+  static bool one_product(const MatMulDims& d) {
+    if (d.b_has_batch) return false;
+    for (size_t k = 0; k < d.batch.rank(); ++k)
+      if (d.a_strides[k] == 0 && d.batch[k] != 1) return false;
+    return true;
+  }
+
+  // Otherwise one GEMM per batch: with enough batches one thread each
+  // (tasks > 1, every GEMM single-threaded), else each GEMM threaded.
+  static int64_t batch_tasks(const MatMulDims& d, const ThreadPool& pool) {
+    return std::min<int64_t>(pool.num_threads(), d.batch_count);
+  }
+
   Status run_float(KernelContext& ctx, const float* a, const float* b, float* y, const MatMulDims& d,
                    const GemmEpilogue& ep, float beta) const {
     ThreadPool& pool = ctx.thread_pool();
-    const bool use_packed = !packed_b_.empty() && packed_b_.rows() == d.K && packed_b_.cols() == d.N;
-    if (!d.b_has_batch) {
-      // Every batch multiplies the same B; A's batches are contiguous rows,
-      // except when A itself broadcasts (then copies of one result).
-      bool a_full = true;
-      for (size_t k = 0; k < d.batch.rank(); ++k)
-        if (d.a_strides[k] == 0 && d.batch[k] != 1) a_full = false;
-      if (a_full) {
-        const int64_t rows = d.batch_count * d.M;
-        SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(rows, d.N, d.K, &pool))));
-        if (use_packed) {
-          sgemm_packed_b(false, rows, d.N, d.K, alpha_, a, d.K, packed_b_, beta, y, d.N, &pool, ws, ep);
-        } else {
-          sgemm(false, false, rows, d.N, d.K, alpha_, a, d.K, b, d.N, beta, y, d.N, &pool, ws, ep);
-        }
-        return ok_status();
+    const GemmPlans& plans = gemm_plans(ctx);
+    const bool use_packed = packed_b_fits(d);
+    if (one_product(d)) {
+      const int64_t rows = d.batch_count * d.M;
+      const GemmPlan plan = plans.get(rows, d.N, d.K, &pool, use_packed);
+      SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(plan.workspace_bytes));
+      if (use_packed) {
+        sgemm_packed_b(plan, false, rows, d.N, d.K, alpha_, a, d.K, packed_b_, beta, y, d.N, &pool, ws, ep);
+      } else {
+        sgemm(plan, false, false, rows, d.N, d.K, alpha_, a, d.K, b, d.N, beta, y, d.N, &pool, ws, ep);
       }
+      return ok_status();
     }
-    // One GEMM per batch. Enough batches: one thread each, every task with
-    // its own slice of the workspace.
-    const int threads = pool.num_threads();
-    const int64_t tasks = std::min<int64_t>(threads, d.batch_count);
+    const int64_t tasks = batch_tasks(d, pool);
+    ThreadPool* gemm_pool = tasks > 1 ? nullptr : &pool;
+    const GemmPlan plain = plans.get(d.M, d.N, d.K, gemm_pool, false);
+    const GemmPlan packed = use_packed ? plans.get(d.M, d.N, d.K, gemm_pool, true) : plain;
+    const Plans both{plain, packed};
+    const size_t per_task = KernelContext::scratch_align(std::max(plain.workspace_bytes, packed.workspace_bytes));
     if (tasks > 1) {
-      const size_t per_task = KernelContext::scratch_align(sgemm_workspace_size(d.M, d.N, d.K, nullptr));
-      SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, per_task * static_cast<size_t>(tasks))));
+      // Every task with its own slice of the workspace.
+      SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(per_task * static_cast<size_t>(tasks)));
       pool.parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
         for (int64_t t = begin; t < end; ++t) {
           void* mine = static_cast<char*>(ws) + per_task * static_cast<size_t>(t);
           for (int64_t i = d.batch_count * t / tasks; i < d.batch_count * (t + 1) / tasks; ++i)
-            gemm_one(a, b, y, d, i, use_packed, nullptr, mine, ep, beta);
+            gemm_one(a, b, y, d, i, use_packed, both, nullptr, mine, ep, beta);
         }
       });
       return ok_status();
     }
-    SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(d.M, d.N, d.K, &pool))));
-    for (int64_t i = 0; i < d.batch_count; ++i) gemm_one(a, b, y, d, i, use_packed, &pool, ws, ep, beta);
+    SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(per_task));
+    for (int64_t i = 0; i < d.batch_count; ++i) gemm_one(a, b, y, d, i, use_packed, both, &pool, ws, ep, beta);
     return ok_status();
   }
 
+  // The plans of one batch's GEMM, with B as it is and prepacked.
+  struct Plans {
+    const GemmPlan& plain;
+    const GemmPlan& packed;
+  };
+
   void gemm_one(const float* a, const float* b, float* y, const MatMulDims& d, int64_t index, bool use_packed,
-                ThreadPool* pool, void* ws, const GemmEpilogue& ep, float beta) const {
+                const Plans& plans, ThreadPool* pool, void* ws, const GemmEpilogue& ep, float beta) const {
     int64_t a_off, b_off;
     batch_offsets(d, index, a_off, b_off);
     float* out = y + index * d.M * d.N;
     GemmEpilogue mine = ep;
     if (mine.residual != nullptr) mine.residual += index * d.M * d.N;
     if (use_packed && b_off == 0) {
-      sgemm_packed_b(false, d.M, d.N, d.K, alpha_, a + a_off, d.K, packed_b_, beta, out, d.N, pool, ws, mine);
+      sgemm_packed_b(plans.packed, false, d.M, d.N, d.K, alpha_, a + a_off, d.K, packed_b_, beta, out, d.N, pool, ws,
+                     mine);
     } else {
-      sgemm(false, false, d.M, d.N, d.K, alpha_, a + a_off, d.K, b + b_off, d.N, beta, out, d.N, pool, ws, mine);
+      sgemm(plans.plain, false, false, d.M, d.N, d.K, alpha_, a + a_off, d.K, b + b_off, d.N, beta, out, d.N, pool, ws,
+            mine);
     }
   }
 
@@ -231,6 +279,22 @@ class GemmKernel final : public Kernel {
       if (k * nn > 0) packed_b_ = pack_b(trans_b_, k, nn, b->data<float>(), b->shape()[1]);
       if (!packed_b_.empty()) ctx.mark_prepacked(1);  // run() reads the packed copy only
     }
+  }
+
+  bool prepares() const override { return true; }
+
+  // Plans the float product; shapes run() refuses get no plan.
+  Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const override {
+    auto state = std::make_unique<GemmState>();
+    const Tensor& a = *ctx.input(0);
+    const Tensor& b = *ctx.input(1);
+    if (a.dtype() == DataType::kFloat && a.shape().rank() == 2 && b.shape().rank() == 2) {
+      const int64_t M = trans_a_ ? a.shape()[1] : a.shape()[0];
+      const int64_t K = trans_a_ ? a.shape()[0] : a.shape()[1];
+      const int64_t N = trans_b_ ? b.shape()[0] : b.shape()[1];
+      state->plans.add(M, N, K, &ctx.thread_pool(), packed_b_fits(K, N));
+    }
+    return std::unique_ptr<KernelState>(std::move(state));
   }
 
   Status run(KernelContext& ctx) const override {
@@ -289,17 +353,23 @@ class GemmKernel final : public Kernel {
       }
     }
     ThreadPool& pool = ctx.thread_pool();
-    SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(std::max<size_t>(64, sgemm_workspace_size(M, N, K, &pool))));
-    if (!packed_b_.empty() && packed_b_.rows() == K && packed_b_.cols() == N) {
-      sgemm_packed_b(trans_a_, M, N, K, alpha_, a.data<float>(), lda, packed_b_, beta, out, N, &pool, ws, ep);
+    const bool use_packed = packed_b_fits(K, N);
+    const GemmPlan plan = gemm_plans(ctx).get(M, N, K, &pool, use_packed);
+    SY_ASSIGN_OR_RETURN(void* ws, ctx.scratch(plan.workspace_bytes));
+    if (use_packed) {
+      sgemm_packed_b(plan, trans_a_, M, N, K, alpha_, a.data<float>(), lda, packed_b_, beta, out, N, &pool, ws, ep);
     } else {
-      sgemm(trans_a_, trans_b_, M, N, K, alpha_, a.data<float>(), lda, b.data<float>(), ldb, beta, out, N, &pool, ws,
-            ep);
+      sgemm(plan, trans_a_, trans_b_, M, N, K, alpha_, a.data<float>(), lda, b.data<float>(), ldb, beta, out, N, &pool,
+            ws, ep);
     }
     return ok_status();
   }
 
  private:
+  bool packed_b_fits(int64_t K, int64_t N) const {
+    return !packed_b_.empty() && packed_b_.rows() == K && packed_b_.cols() == N;
+  }
+
   template <typename T>
   static void fill_c(T* out, const Tensor* c, int64_t M, int64_t N, int64_t row_stride, int64_t col_stride, T beta) {
     if (c == nullptr || beta == T(0)) {

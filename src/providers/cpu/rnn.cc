@@ -29,6 +29,7 @@
 
 #include "providers/cpu/activation_simd.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/gemm/gemm_state.h"
 #include "providers/cpu/gemm/sgemm.h"
 #include "providers/kernel.h"
 
@@ -170,6 +171,7 @@ struct DirectionState {
   const int32_t* lens = nullptr;  // nullptr: every row runs seq steps
   const float* xw = nullptr;      // [rows of X][gates * hidden], biases added
   const float* r = nullptr;       // this direction's R, [gates * hidden][hidden]
+  const GemmPlans* plans = nullptr;  // the recurrent products' (prepare())
   float* gates = nullptr;         // per chunk: [batch][gates * units]
   float* h_prev = nullptr;        // [batch][hidden]
   float* h_next = nullptr;
@@ -252,6 +254,38 @@ class RecurrentKernel : public Kernel {
     status = read_activations(ctx);
     if (!status.ok()) return;
     status = prepare_constants(ctx);
+  }
+
+  bool prepares() const override { return true; }
+
+  // Plans the input projection (threaded) and the recurrent products
+  // (single-threaded, per batch block and chunk of units) of these shapes.
+  // Shapes run() refuses get no plans.
+  Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const override {
+    auto state = std::make_unique<GemmState>();
+    const Tensor* x = ctx.input(0);
+    const Tensor* r = ctx.input(2);
+    if (x == nullptr || r == nullptr || x->shape().rank() != 3) return std::unique_ptr<KernelState>(std::move(state));
+    const Shape& xs = x->shape();
+    const int64_t seq = layout_ == 0 ? xs[0] : xs[1];
+    const int64_t batch = layout_ == 0 ? xs[1] : xs[0];
+    const int64_t input = xs[2];
+    const int64_t hidden = hidden_ > 0 ? hidden_ : (r->shape().rank() == 3 ? r->shape()[2] : -1);
+    if (batch <= 0 || hidden <= 0) return std::unique_ptr<KernelState>(std::move(state));
+    const int64_t gh = gates_ * hidden;
+    ThreadPool& pool = ctx.thread_pool();
+    GemmPlans& plans = state->plans;
+    plans.add(seq * batch, gh, input, &pool, projection_packed(input, gh));
+    const StepSplit split = split_steps(batch, hidden, pool);
+    const int64_t last_rows = batch - (split.batch_blocks - 1) * split.block_rows;
+    const int64_t last_units = hidden - (split.chunks - 1) * kChunkUnits;
+    for (int64_t rows : {split.block_rows, last_rows})
+      for (int64_t units : {std::min(kChunkUnits, hidden), last_units})
+        for (const GateGroup& g : groups_) {
+          plans.add(rows, g.count * units, hidden, nullptr, true);
+          plans.add(rows, units, hidden, nullptr, false);
+        }
+    return std::unique_ptr<KernelState>(std::move(state));
   }
 
   Status run(KernelContext& ctx) const override {
@@ -338,31 +372,24 @@ class RecurrentKernel : public Kernel {
 
     // ---- threading plan for the steps
     ThreadPool& pool = ctx.thread_pool();
-    const int64_t chunks = ceil_div(hidden, kChunkUnits);
-    const int64_t step_work = batch * gh * hidden;
-    const int64_t want = pool.num_threads() > 1 && step_work >= kMinParallelStepWork ? pool.num_threads() : 1;
-    int64_t block_rows = batch;
-    if (chunks < want) {
-      // Too few chunks for the threads: split the batch too, in whole tiles.
-      const int64_t blocks = std::min(ceil_div(want, chunks), ceil_div(batch, kBatchRowsGranule));
-      block_rows = round_up(ceil_div(batch, std::max<int64_t>(blocks, 1)), kBatchRowsGranule);
-    }
-    const int64_t batch_blocks = ceil_div(batch, block_rows);
-    const int64_t items = chunks * batch_blocks;
-    const int64_t tasks = std::min(want, items);
+    const StepSplit split = split_steps(batch, hidden, pool);
+    const int64_t chunks = split.chunks, block_rows = split.block_rows, batch_blocks = split.batch_blocks;
+    const int64_t tasks = split.tasks;
+    const GemmPlans& plans = gemm_plans(ctx);
 
     // ---- scratch
     int max_group = 1;
     for (const GateGroup& g : groups_) max_group = std::max(max_group, g.count);
     const auto floats_bytes = [](int64_t floats) { return align64(static_cast<size_t>(floats) * sizeof(float)); };
     const size_t step_ws =
-        align64(sgemm_workspace_size(block_rows, max_group * std::min(hidden, kChunkUnits), hidden, nullptr));
+        align64(sgemm_workspace_bound(block_rows, max_group * std::min(hidden, kChunkUnits), hidden));
     const size_t xw_bytes = floats_bytes(seq * batch * gh);
     const size_t gates_bytes = floats_bytes(batch * gh);
     const size_t state_bytes = floats_bytes(batch * hidden);
     const bool runtime_bias = b_in != nullptr && bias_.empty();
     const size_t bias_bytes = runtime_bias ? floats_bytes(dirs_ * (gh + hidden)) : 0;
-    const size_t proj_ws = align64(sgemm_workspace_size(seq * batch, gh, input, &pool));
+    const GemmPlan proj_plan = plans.get(seq * batch, gh, input, &pool, projection_packed(input, gh));
+    const size_t proj_ws = align64(proj_plan.workspace_bytes);
     const size_t total =
         xw_bytes + gates_bytes + 4 * state_bytes + bias_bytes + proj_ws + step_ws * static_cast<size_t>(tasks) + 64;
     SY_ASSIGN_OR_RETURN(void* mem, ctx.scratch(total));
@@ -402,11 +429,11 @@ class RecurrentKernel : public Kernel {
           d < static_cast<int64_t>(packed_w_.size()) ? &packed_w_[static_cast<size_t>(d)] : nullptr;
       if (rows > 0) {
         if (pw != nullptr && !pw->empty() && pw->rows() == input && pw->cols() == gh) {
-          sgemm_packed_b(false, rows, gh, input, 1.0f, x->data<float>(), input, *pw, 0.0f, xw, gh, &pool,
+          sgemm_packed_b(proj_plan, false, rows, gh, input, 1.0f, x->data<float>(), input, *pw, 0.0f, xw, gh, &pool,
                          proj_workspace, ep);
         } else {
-          sgemm(false, true, rows, gh, input, 1.0f, x->data<float>(), input, w->data<float>() + d * gh * input, input,
-                0.0f, xw, gh, &pool, proj_workspace, ep);
+          sgemm(proj_plan, false, true, rows, gh, input, 1.0f, x->data<float>(), input,
+                w->data<float>() + d * gh * input, input, 0.0f, xw, gh, &pool, proj_workspace, ep);
         }
       }
 
@@ -422,6 +449,7 @@ class RecurrentKernel : public Kernel {
       st.lens = lens;
       st.xw = xw;
       st.r = r->data<float>() + d * gh * hidden;
+      st.plans = &plans;
       st.gates = gates;
       st.h_prev = h_a;
       st.h_next = h_b;
@@ -570,6 +598,33 @@ class RecurrentKernel : public Kernel {
     }
   }
 
+  // How the steps are threaded: items of (chunk of units, block of batch
+  // rows), `tasks` threads taking them.
+  struct StepSplit {
+    int64_t chunks = 1, block_rows = 1, batch_blocks = 1, tasks = 1;
+  };
+  StepSplit split_steps(int64_t batch, int64_t hidden, const ThreadPool& pool) const {
+    StepSplit sp;
+    sp.chunks = ceil_div(hidden, kChunkUnits);
+    const int64_t step_work = batch * gates_ * hidden * hidden;
+    const int64_t want = pool.num_threads() > 1 && step_work >= kMinParallelStepWork ? pool.num_threads() : 1;
+    sp.block_rows = batch;
+    if (sp.chunks < want) {
+      // Too few chunks for the threads: split the batch too, in whole tiles.
+      const int64_t blocks = std::min(ceil_div(want, sp.chunks), ceil_div(batch, kBatchRowsGranule));
+      sp.block_rows = round_up(ceil_div(batch, std::max<int64_t>(blocks, 1)), kBatchRowsGranule);
+    }
+    sp.batch_blocks = ceil_div(batch, sp.block_rows);
+    sp.tasks = std::min(want, sp.chunks * sp.batch_blocks);
+    return sp;
+  }
+
+  // Whether direction 0's W was packed at creation for this projection
+  // (every direction's is, or none).
+  bool projection_packed(int64_t input, int64_t gh) const {
+    return !packed_w_.empty() && !packed_w_[0].empty() && packed_w_[0].rows() == input && packed_w_[0].cols() == gh;
+  }
+
   // initial_h / initial_c of direction d into dst [batch][hidden] (zeros
   // when absent).
   void load_state(const Tensor* t, int64_t d, int64_t batch, int64_t hidden, float* dst) const {
@@ -604,13 +659,15 @@ class RecurrentKernel : public Kernel {
     const std::vector<PackedMatrix>& packed = packed_r_[static_cast<size_t>(st.dir)][group];
     if (static_cast<int64_t>(packed.size()) > chunk && packed[static_cast<size_t>(chunk)].rows() == hidden &&
         packed[static_cast<size_t>(chunk)].cols() == g.count * units) {
-      sgemm_packed_b(false, rows, g.count * units, hidden, 1.0f, a, hidden, packed[static_cast<size_t>(chunk)], 0.0f,
-                     out, ldc, nullptr, ws);
+      const GemmPlan plan = st.plans->get(rows, g.count * units, hidden, nullptr, true);
+      sgemm_packed_b(plan, false, rows, g.count * units, hidden, 1.0f, a, hidden, packed[static_cast<size_t>(chunk)],
+                     0.0f, out, ldc, nullptr, ws);
       return;
     }
+    const GemmPlan plan = st.plans->get(rows, units, hidden, nullptr, false);
     for (int k = 0; k < g.count; ++k)
-      sgemm(false, true, rows, units, hidden, 1.0f, a, hidden, st.r + ((g.first + k) * hidden + j0) * hidden, hidden,
-            0.0f, out + k * units, ldc, nullptr, ws);
+      sgemm(plan, false, true, rows, units, hidden, 1.0f, a, hidden, st.r + ((g.first + k) * hidden + j0) * hidden,
+            hidden, 0.0f, out + k * units, ldc, nullptr, ws);
   }
 
   // One timestep over every (chunk, batch block) item, on `tasks` threads.

@@ -60,16 +60,17 @@ void check(const Case& c, ThreadPool* pool, Packing packing, const GemmEpilogue&
       expect[i * ldc + j] = v;
     }
   }
-  Workspace ws(sgemm_workspace_size(c.m, c.n, c.k, pool));
+  const GemmPlan plan = plan_sgemm(c.m, c.n, c.k, pool, packing == Packing::kB, ep.split_rows_only);
+  Workspace ws(plan.workspace_bytes);
   if (packing == Packing::kB) {
     PackedMatrix pb = pack_b(c.tb, c.k, c.n, b.data(), ldb);
-    sgemm_packed_b(c.ta, c.m, c.n, c.k, c.alpha, a.data(), lda, pb, c.beta, out.data(), ldc, pool, ws.get(), ep);
+    sgemm_packed_b(plan, c.ta, c.m, c.n, c.k, c.alpha, a.data(), lda, pb, c.beta, out.data(), ldc, pool, ws.get(), ep);
   } else if (packing == Packing::kA) {
     PackedMatrix pa = pack_a(c.ta, c.m, c.k, a.data(), lda);
-    sgemm_packed_a(pa, c.tb, c.m, c.n, c.k, c.alpha, b.data(), ldb, c.beta, out.data(), ldc, pool, ws.get(), ep);
+    sgemm_packed_a(plan, pa, c.tb, c.m, c.n, c.k, c.alpha, b.data(), ldb, c.beta, out.data(), ldc, pool, ws.get(), ep);
   } else {
-    sgemm(c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), lda, b.data(), ldb, c.beta, out.data(), ldc, pool, ws.get(),
-          ep);
+    sgemm(plan, c.ta, c.tb, c.m, c.n, c.k, c.alpha, a.data(), lda, b.data(), ldb, c.beta, out.data(), ldc, pool,
+          ws.get(), ep);
   }
   const std::string what = "m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
                            " ta=" + std::to_string(c.ta) + " tb=" + std::to_string(c.tb) + " isa=" +
@@ -229,8 +230,9 @@ TEST_P(SgemmIsaTest, ChannelBlockedC) {
   for (int threads : {1, 2, 3}) {
     ThreadPool pool(threads);
     std::vector<float> out(static_cast<size_t>(n / 16 * stride), -7.0f);
-    Workspace ws(sgemm_workspace_size(m, n, k, &pool));
-    sgemm_packed_b(true, m, n, k, 1.0f, a.data(), m, pb, 0.0f, out.data(), 0, &pool, ws.get(), ep);
+    const GemmPlan plan = plan_sgemm(m, n, k, &pool, true);
+    Workspace ws(plan.workspace_bytes);
+    sgemm_packed_b(plan, true, m, n, k, 1.0f, a.data(), m, pb, 0.0f, out.data(), 0, &pool, ws.get(), ep);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double s = bias[static_cast<size_t>(j)];
@@ -248,8 +250,9 @@ TEST_P(SgemmIsaTest, ChannelBlockedC) {
   gelu.c_block_stride = stride;
   ThreadPool pool(2);
   std::vector<float> out(static_cast<size_t>(n / 16 * stride), -7.0f);
-  Workspace ws(sgemm_workspace_size(m, n, k, &pool));
-  sgemm_packed_b(true, m, n, k, 1.0f, a.data(), m, pb, 0.0f, out.data(), 0, &pool, ws.get(), gelu);
+  const GemmPlan plan = plan_sgemm(m, n, k, &pool, true);
+  Workspace ws(plan.workspace_bytes);
+  sgemm_packed_b(plan, true, m, n, k, 1.0f, a.data(), m, pb, 0.0f, out.data(), 0, &pool, ws.get(), gelu);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double s = 0;
@@ -290,7 +293,9 @@ TEST_P(SgemmIsaTest, ChannelBlockedAOrB) {
   const PackedMatrix pb = pack_b(false, k, n, b.data(), n);
   for (int threads : {1, 2, 3}) {
     ThreadPool pool(threads);
-    Workspace ws(sgemm_workspace_size(m, n, k, &pool));
+    const GemmPlan plan = plan_sgemm(m, n, k, &pool);
+    const GemmPlan packed_b_plan = plan_sgemm(m, n, k, &pool, true);
+    Workspace ws(std::max(plan.workspace_bytes, packed_b_plan.workspace_bytes));
     GemmEpilogue eb;
     eb.b_block_stride = b_stride;
     GemmEpilogue ea;
@@ -298,14 +303,15 @@ TEST_P(SgemmIsaTest, ChannelBlockedAOrB) {
     GemmEpilogue both = ea;
     both.b_block_stride = b_stride;
     std::vector<float> c(static_cast<size_t>(m * n), -7.0f);
-    sgemm_packed_a(pa, false, m, n, k, 1.0f, b_blocked.data(), 0, 0.0f, c.data(), n, &pool, ws.get(), eb);
+    sgemm_packed_a(plan, pa, false, m, n, k, 1.0f, b_blocked.data(), 0, 0.0f, c.data(), n, &pool, ws.get(), eb);
     check(c, "blocked B, packed A", threads);
     std::fill(c.begin(), c.end(), -7.0f);
-    sgemm_packed_b(true, m, n, k, 1.0f, a_blocked.data(), 0, pb, 0.0f, c.data(), n, &pool, ws.get(), ea);
+    sgemm_packed_b(packed_b_plan, true, m, n, k, 1.0f, a_blocked.data(), 0, pb, 0.0f, c.data(), n, &pool, ws.get(),
+                   ea);
     check(c, "blocked A, packed B", threads);
     std::fill(c.begin(), c.end(), -7.0f);
-    sgemm(false, false, m, n, k, 1.0f, a_blocked.data(), 0, b_blocked.data(), 0, 0.0f, c.data(), n, &pool, ws.get(),
-          both);
+    sgemm(plan, false, false, m, n, k, 1.0f, a_blocked.data(), 0, b_blocked.data(), 0, 0.0f, c.data(), n, &pool,
+          ws.get(), both);
     check(c, "both blocked", threads);
   }
 }
@@ -340,11 +346,12 @@ TEST(SgemmTest, SplitRowsOnlyKeepsWholeRowsOnOneThread) {
         s->by_caller[static_cast<size_t>(r * 960 + j)] = std::this_thread::get_id() == s->caller ? 1 : 0;
   };
   ThreadPool pool(2);
-  Workspace ws(sgemm_workspace_size(M, N, K, &pool));
+  const GemmPlan plan = plan_sgemm(M, N, K, &pool, true, ep.split_rows_only);
+  Workspace ws(plan.workspace_bytes);
   for (int rep = 0; rep < 20; ++rep) {
     seen.by_caller.assign(static_cast<size_t>(M * N), -1);
     std::vector<float> c(static_cast<size_t>(M * N), -7.0f);
-    sgemm_packed_b(false, M, N, K, 1.0f, a.data(), K, pb, 0.0f, c.data(), N, &pool, ws.get(), ep);
+    sgemm_packed_b(plan, false, M, N, K, 1.0f, a.data(), K, pb, 0.0f, c.data(), N, &pool, ws.get(), ep);
     for (int64_t r = 0; r < M; ++r)
       for (int64_t j = 0; j < N; ++j)
         ASSERT_EQ(seen.by_caller[static_cast<size_t>(r * N + j)], seen.by_caller[static_cast<size_t>(r * N)])
@@ -397,8 +404,9 @@ TEST(SgemmTest, BlockDoneReportsEachFinalBlockOnce) {
     ep.activation = GemmActivation::kRelu;
     ep.block_done = &Seen::block;
     ep.block_done_context = &seen;
-    Workspace ws(sgemm_workspace_size(M, N, K, &pool));
-    sgemm(false, false, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N, &pool, ws.get(), ep);
+    const GemmPlan plan = plan_sgemm(M, N, K, &pool);
+    Workspace ws(plan.workspace_bytes);
+    sgemm(plan, false, false, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N, &pool, ws.get(), ep);
     for (size_t i = 0; i < c.size(); ++i) {
       ASSERT_EQ(seen.count[i], 1) << "element " << i << ", " << threads << " threads";
       ASSERT_EQ(seen.at_call[i], c[i]) << "element " << i << " changed after its block was reported";
@@ -415,11 +423,50 @@ TEST(SgemmTest, BlockDoneReportsEachFinalBlockOnce) {
 
 TEST(SgemmTest, WorkspaceGrowsWithThreadsNotWithShape) {
   ThreadPool pool(4);
-  EXPECT_EQ(sgemm_workspace_size(0, 10, 10, nullptr), 0u);
-  const size_t one = sgemm_workspace_size(2048, 2048, 2048, nullptr);
-  EXPECT_GT(one, 0u);
+  EXPECT_EQ(plan_sgemm(0, 10, 10, nullptr).workspace_bytes, 64u);
+  const size_t one = plan_sgemm(2048, 2048, 2048, nullptr).workspace_bytes;
+  EXPECT_GT(one, 64u);
   EXPECT_LT(one, size_t{4} << 20);  // blocks, not whole matrices
-  EXPECT_GE(sgemm_workspace_size(2048, 2048, 2048, &pool), one);
+  EXPECT_GT(plan_sgemm(2048, 2048, 2048, &pool).workspace_bytes, one);
+}
+
+// The single-threaded bound covers every smaller call's plan, including a
+// K whose blocks are deeper than a larger K's (768 deep, against 769's two
+// blocks of 400) -- the case a bound taken from the largest shape missed.
+TEST(SgemmTest, SingleThreadedBoundCoversSmallerCalls) {
+  for (int64_t m : {1, 6, 7, 100, 144, 300})
+    for (int64_t n : {1, 17, 64, 65, 1000, 1100})
+      for (int64_t k : {1, 16, 768, 769, 1536, 1600}) {
+        const size_t bound = sgemm_workspace_bound(m, n, k);
+        for (int64_t mm : {int64_t{1}, m / 2 + 1, m})
+          for (int64_t nn : {int64_t{1}, n / 2 + 1, n})
+            for (int64_t kk : {int64_t{1}, std::min<int64_t>(k, 768), k}) {
+              ASSERT_LE(plan_sgemm(mm, nn, kk, nullptr).workspace_bytes, bound)
+                  << mm << "x" << nn << "x" << kk << " under the bound of " << m << "x" << n << "x" << k;
+              ASSERT_LE(plan_sgemm_in_place(mm, nn, kk).workspace_bytes, bound);
+            }
+      }
+}
+
+// GemmPlans hands back what prepare() planned, and plans anything else on
+// the spot, counted as a miss.
+TEST(SgemmTest, PlansFoundOrCountedAsMissed) {
+  ThreadPool pool(3);
+  GemmPlans plans;
+  plans.add(300, 200, 100, &pool);
+  plans.add(300, 200, 100, &pool);  // once only
+  plans.add(300, 200, 100, &pool, true);
+  plans.add(300, 200, 100, nullptr);
+  EXPECT_EQ(plans.size(), 3u);
+  const uint64_t before = gemm_plans_missed();
+  const GemmPlan found = plans.get(300, 200, 100, &pool, true);
+  EXPECT_TRUE(found.b_prepacked);
+  EXPECT_EQ(found.threads, 3);
+  EXPECT_EQ(gemm_plans_missed(), before);
+  const GemmPlan spot = plans.get(300, 200, 99, &pool);
+  EXPECT_EQ(gemm_plans_missed(), before + 1);
+  EXPECT_EQ(spot.K, 99);
+  EXPECT_EQ(spot.threads, 3);
 }
 
 // Each micro-kernel variant's clamp (a fused Relu or Clip) on products

@@ -28,6 +28,7 @@ class CheckingContext final : public KernelContext {
     num_outputs_ = outer.num_outputs();
     pool_ = &outer.thread_pool();
     node_ = &outer.node();
+    state_ = outer.state();  // the inner kernel's prepared state
   }
   bool output_requested(size_t i) const override { return outer_.output_requested(i); }
   Result<Tensor*> allocate_output(size_t i, DataType dtype, const Shape& shape) override {
@@ -47,8 +48,16 @@ class CheckingContext final : public KernelContext {
 // A CPU kernel that runs only on tensors living on the simulated device.
 class SimulatedKernel final : public Kernel {
  public:
-  SimulatedKernel(std::unique_ptr<Kernel> inner, Device device, std::atomic<int64_t>* runs)
-      : inner_(std::move(inner)), device_(device), runs_(runs) {}
+  SimulatedKernel(std::unique_ptr<Kernel> inner, Device device, std::atomic<int64_t>* runs,
+                  std::atomic<int64_t>* prepares)
+      : inner_(std::move(inner)), device_(device), runs_(runs), prepares_(prepares) {}
+
+  // The inner kernel's prepare phase, counted: its state is the frame's.
+  bool prepares() const override { return inner_->prepares(); }
+  Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const override {
+    prepares_->fetch_add(1);
+    return inner_->prepare(ctx);
+  }
 
   Status run(KernelContext& ctx) const override {
     if (ctx.num_inputs() > CheckingContext::kMaxInputs)
@@ -70,6 +79,7 @@ class SimulatedKernel final : public Kernel {
   std::unique_ptr<Kernel> inner_;
   Device device_;
   std::atomic<int64_t>* runs_;
+  std::atomic<int64_t>* prepares_;
 };
 
 // A compiled partition: the CPU kernels of its nodes, run one after another
@@ -103,7 +113,7 @@ class PartitionKernel final : public Kernel {
       std::vector<const Tensor*> in;
       for (ValueId v : step.node.inputs) in.push_back(v == kNoValue ? nullptr : &values.at(v));
       OwningKernelContext node_ctx(step.node, in, &ctx.thread_pool());
-      SY_RETURN_IF_ERROR(step.kernel->run(node_ctx));
+      SY_RETURN_IF_ERROR(run_kernel_once(*step.kernel, node_ctx));
       runs_->fetch_add(1);
       for (size_t j = 0; j < step.node.outputs.size(); ++j)
         if (step.node.outputs[j] != kNoValue) values[step.node.outputs[j]] = node_ctx.outputs()[j];
@@ -277,7 +287,7 @@ Result<CreatedKernel> TestProvider::create_kernel(const Graph& graph, NodeId id)
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, def->create(ctx));
   ++kernels_created_;
   CreatedKernel created;
-  created.kernel = std::make_unique<SimulatedKernel>(std::move(kernel), device(), &kernel_runs_);
+  created.kernel = std::make_unique<SimulatedKernel>(std::move(kernel), device(), &kernel_runs_, &kernel_prepares_);
   return created;
 }
 

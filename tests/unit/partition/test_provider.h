@@ -100,6 +100,8 @@ class TestProvider final : public ExecutionProvider {
   int64_t copies_from_host() const { return copies_from_host_.load(); }
   // Kernel runs on this provider (copies not included).
   int64_t kernel_runs() const { return kernel_runs_.load(); }
+  // Prepare phases of its kernels (those that have one).
+  int64_t kernel_prepares() const { return kernel_prepares_.load(); }
   // Kernels it created: one per node it keeps, none for a node it only
   // said it could run.
   int64_t kernels_created() const { return kernels_created_; }
@@ -114,6 +116,7 @@ class TestProvider final : public ExecutionProvider {
   mutable std::atomic<int64_t> copies_to_host_{0};
   mutable std::atomic<int64_t> copies_from_host_{0};
   std::atomic<int64_t> kernel_runs_{0};
+  std::atomic<int64_t> kernel_prepares_{0};
   int64_t kernels_created_ = 0;
   bool compiles_ = false;
   std::set<std::string> refuse_create_;

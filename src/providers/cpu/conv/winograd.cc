@@ -310,16 +310,15 @@ struct WinogradConv::Layout {
   int64_t slots = 36;  // GEMM rows per tile, all GEMMs together: the points, or (2 tile + 1)^2 split
   int64_t lanes = 1;   // threads running at once, each with its own workspace (GEMM's or band's)
 
+  // Everything but the GEMMs' workspace (size_gemms, from their plans).
   Layout(const WinogradConv& wc, int64_t OH, int64_t OW, int64_t threads) {
     const int64_t tile = wc.tile_, halo = wc.kernel_ - 1;
     // Each tile reads (stride (tile - 1) + kernel)^2 inputs, of which the
     // next tile shares the last kernel - stride rows and columns.
     const int64_t step = wc.split_ ? 2 * tile : tile, reach = wc.split_ ? 1 : halo;
     slots = 0;
-    int64_t most_rows = 1;  // per tile, of one GEMM
     for (const Gemm& g : wc.gemms_) {
       slots += g.rows_per_tile;
-      most_rows = std::max(most_rows, g.rows_per_tile);
     }
     tiles_x = ceil_div(OW, tile);
     tiles_y = ceil_div(OH, tile);
@@ -343,21 +342,42 @@ struct WinogradConv::Layout {
     v_bytes = align64(static_cast<size_t>(slots * band_tiles * c_pad) * sizeof(float));
     prod_bytes = align64(static_cast<size_t>(slots * band_tiles * m_pad) * sizeof(float));
     staging_bytes = align64(static_cast<size_t>(m_pad * band_tiles * tile * tile) * sizeof(float));
-    gemm_bytes = align64(
-        std::max<size_t>(64, sgemm_workspace_size(band_tiles * most_rows, wc.M_, wc.gemm_channels(), nullptr)));
-    if (bands > 1) {
-      lanes = std::min(bands, threads);
-      band_bytes = planes_bytes + v_bytes + prod_bytes + staging_bytes + gemm_bytes;
-    } else {
-      lanes = std::min(static_cast<int64_t>(wc.gemms_.size()), threads);
-      band_bytes = planes_bytes + v_bytes + prod_bytes + staging_bytes + static_cast<size_t>(lanes) * gemm_bytes;
+    lanes = bands > 1 ? std::min(bands, threads) : std::min(static_cast<int64_t>(wc.gemms_.size()), threads);
+  }
+
+  // Calls f(rows) for the row count of every GEMM run() makes: each GEMM's
+  // for a whole band of tiles and for the last, shorter band. One thread
+  // each (nullptr pool), B prepacked.
+  template <typename F>
+  void for_each_gemm(const WinogradConv& wc, F f) const {
+    const int64_t last_tiles = (tiles_y - (bands - 1) * band_rows) * tiles_x;
+    for (const Gemm& g : wc.gemms_) {
+      f(band_tiles * g.rows_per_tile);
+      if (last_tiles != band_tiles) f(last_tiles * g.rows_per_tile);
     }
+  }
+
+  void size_gemms(const WinogradConv& wc, const GemmPlans& plans) {
+    gemm_bytes = 64;
+    for_each_gemm(wc, [&](int64_t rows) {
+      gemm_bytes = std::max(gemm_bytes, plans.get(rows, wc.M_, wc.gemm_channels(), nullptr, true).workspace_bytes);
+    });
+    gemm_bytes = align64(gemm_bytes);
+    band_bytes = planes_bytes + v_bytes + prod_bytes + staging_bytes +
+                 (bands > 1 ? 1 : static_cast<size_t>(lanes)) * gemm_bytes;
   }
   size_t total() const { return phases_bytes + (bands > 1 ? static_cast<size_t>(lanes) : 1) * band_bytes; }
 };
 
-size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const {
-  return Layout(*this, OH, OW, pool != nullptr ? pool->num_threads() : 1).total();
+void WinogradConv::plan(int64_t OH, int64_t OW, const ThreadPool& pool, GemmPlans& plans) const {
+  const Layout lay(*this, OH, OW, pool.num_threads());
+  lay.for_each_gemm(*this, [&](int64_t rows) { plans.add(rows, M_, gemm_channels(), nullptr, true); });
+}
+
+size_t WinogradConv::workspace_size(int64_t OH, int64_t OW, const ThreadPool& pool, const GemmPlans& plans) const {
+  Layout lay(*this, OH, OW, pool.num_threads());
+  lay.size_gemms(*this, plans);
+  return lay.total();
 }
 
 namespace {
@@ -401,10 +421,11 @@ void space_to_depth(const float* x, int64_t C, int64_t H, int64_t W, int64_t pad
 }  // namespace
 
 void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top,
-                       int64_t pad_left, const GemmEpilogue& ep, void* workspace, ThreadPool& pool, bool x_blocked,
-                       bool y_blocked) const {
+                       int64_t pad_left, const GemmEpilogue& ep, const GemmPlans& plans, void* workspace,
+                       ThreadPool& pool, bool x_blocked, bool y_blocked) const {
   const int64_t C = gemm_channels(), M = M_;
-  const Layout lay(*this, OH, OW, pool.num_threads());
+  Layout lay(*this, OH, OW, pool.num_threads());
+  lay.size_gemms(*this, plans);
   char* at = static_cast<char*>(workspace);
   const int64_t lanes = winograd_lanes();
 
@@ -465,7 +486,8 @@ void WinogradConv::run(const float* x, int64_t H, int64_t W, float* y, int64_t O
   auto gemm = [&](const Band& b, int64_t tiles, int64_t i, char* gemm_ws) {
     // P[slots] [rows x M] = V[slots] [rows x C] . U[i] [C x M]
     const Gemm& g = gemms_[static_cast<size_t>(i)];
-    sgemm_packed_b(false, tiles * g.rows_per_tile, M, C, 1.0f, b.v + g.first_slot * tiles * lay.c_pad, lay.c_pad,
+    const GemmPlan plan = plans.get(tiles * g.rows_per_tile, M, C, nullptr, true);
+    sgemm_packed_b(plan, false, tiles * g.rows_per_tile, M, C, 1.0f, b.v + g.first_slot * tiles * lay.c_pad, lay.c_pad,
                    u_[static_cast<size_t>(i)], 0.0f, b.prod + g.first_slot * tiles * lay.m_pad, lay.m_pad, nullptr,
                    gemm_ws);
   };

@@ -84,8 +84,10 @@ class WinogradConv {
   int64_t in_channels() const { return C_; }
   int64_t stride() const { return stride_; }
 
-  // Scratch bytes for one image of H x W input and OH x OW output.
-  size_t workspace_size(int64_t OH, int64_t OW, const ThreadPool* pool) const;
+  // The prepare phase: plans the GEMMs of an OH x OW output on `pool`.
+  void plan(int64_t OH, int64_t OW, const ThreadPool& pool, GemmPlans& plans) const;
+  // Scratch bytes for one image of OH x OW output, with those plans.
+  size_t workspace_size(int64_t OH, int64_t OW, const ThreadPool& pool, const GemmPlans& plans) const;
 
   // One image: x [C, H, W] -> y [M, OH, OW] at the stride given to init,
   // with pads (top, left) and the
@@ -93,7 +95,7 @@ class WinogradConv {
   // side is in NCHW16c instead (conv/blocked_layout.h; C or M a multiple
   // of 16).
   void run(const float* x, int64_t H, int64_t W, float* y, int64_t OH, int64_t OW, int64_t pad_top, int64_t pad_left,
-           const GemmEpilogue& ep, void* workspace, ThreadPool& pool, bool x_blocked = false,
+           const GemmEpilogue& ep, const GemmPlans& plans, void* workspace, ThreadPool& pool, bool x_blocked = false,
            bool y_blocked = false) const;
 
  private:

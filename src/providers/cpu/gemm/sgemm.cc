@@ -7,7 +7,8 @@
 #include <cstring>
 #include <limits>
 #include <new>
-#include <unordered_map>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "providers/cpu/activation_simd.h"
@@ -96,16 +97,7 @@ MicroKernel kernel_of(GemmIsa isa) {
   return &gemm_detail::micro_kernel_scalar;
 }
 
-// How C is cut among tasks: a tm x tn grid of tiles, run by `lanes`
-// threads that each take the next task until none is left.
-struct Plan {
-  int64_t tile_m = 0;
-  int64_t tile_n = 0;
-  int64_t tiles_m = 1;
-  int64_t tiles_n = 1;
-  int64_t lanes = 1;  // threads working on it, each with its own packing buffers
-  int64_t tasks() const { return tiles_m * tiles_n; }
-};
+using Plan = GemmTiling;
 
 // Which operands arrive prepacked: their packing costs the tasks nothing.
 struct Prepacked {
@@ -134,14 +126,14 @@ double task_cost(int64_t rows, int64_t cols, Prepacked packed) {
 // the same time), and the busiest lane sets the time. Tiles at the right
 // and bottom edges are smaller, which is what lets 5 tasks split well over
 // 2 threads. `lane_time` is scratch of at least p.lanes entries.
-double plan_cost(const Plan& p, int64_t M, int64_t N, Prepacked packed, std::vector<double>& lane_time) {
-  std::fill(lane_time.begin(), lane_time.begin() + p.lanes, 0.0);
+double plan_cost(const Plan& p, int64_t M, int64_t N, Prepacked packed, double* lane_time) {
+  std::fill(lane_time, lane_time + p.lanes, 0.0);
   for (int64_t t = 0; t < p.tasks(); ++t) {
     const int64_t rows = std::min(p.tile_m, M - t / p.tiles_n * p.tile_m);
     const int64_t cols = std::min(p.tile_n, N - t % p.tiles_n * p.tile_n);
     lane_time[static_cast<size_t>(t % p.lanes)] += task_cost(rows, cols, packed);
   }
-  return *std::max_element(lane_time.begin(), lane_time.begin() + p.lanes);
+  return *std::max_element(lane_time, lane_time + p.lanes);
 }
 
 Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed, bool rows_only) {
@@ -159,7 +151,11 @@ Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed,
   best.tile_m = M;
   best.tile_n = N;
   double best_cost = std::numeric_limits<double>::max();
-  std::vector<double> lane_time(static_cast<size_t>(thread_count));
+  // Allocation-free for up to 64 threads: single-threaded plans are made
+  // on the hot path (plan_sgemm_in_place).
+  double few_lanes[64];
+  std::vector<double> many_lanes(thread_count > 64 ? static_cast<size_t>(thread_count) : 0);
+  double* lane_time = thread_count > 64 ? many_lanes.data() : few_lanes;
   for (int64_t tm = 1; tm <= max_tasks; ++tm) {
     for (int64_t tn = 1; tm * tn <= max_tasks && (tn == 1 || !rows_only); ++tn) {
       Plan p;
@@ -177,45 +173,6 @@ Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed,
     }
   }
   return best;
-}
-
-// The key of the per-thread caches below: a product's shape and the
-// arguments its plan depends on (make_plan), or the shape and thread count
-// alone with the flags false (sgemm_workspace_size).
-struct ShapeKey {
-  int64_t M, N, K;
-  int threads;
-  bool a, b, rows_only;
-  bool operator==(const ShapeKey&) const = default;
-};
-struct ShapeKeyHash {
-  size_t operator()(const ShapeKey& k) const {
-    constexpr uint64_t kPhi = 0x9E3779B97F4A7C15ull;  // Fibonacci hashing of each field in turn
-    uint64_t h = static_cast<uint64_t>(k.M) * kPhi;
-    h = (h ^ static_cast<uint64_t>(k.N)) * kPhi;
-    h = (h ^ static_cast<uint64_t>(k.K)) * kPhi;
-    h ^= static_cast<uint64_t>(k.threads) << 3 | (k.rows_only ? 4u : 0u) | (k.a ? 2u : 0u) | (k.b ? 1u : 0u);
-    return static_cast<size_t>(h * kPhi >> 16);
-  }
-};
-// Entries per thread and cache before it starts over: bounded for models
-// whose shapes change from run to run.
-constexpr size_t kMaxCachedShapes = 4096;
-
-// The plan for one product. Kernels multiply the same shapes on every run,
-// and the search above costs O(tasks^2) for tasks up to 4 per thread (about
-// 2 ms at 64 threads), so each calling thread keeps the plans it made. A
-// map, not a table of hashed slots: ResNet-50's shapes, times the packing
-// cases and split_rows_only that sgemm_workspace_size asks about, collided
-// in 256 slots and searched 83 plans again on every run.
-Plan make_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed, bool rows_only) {
-  thread_local std::unordered_map<ShapeKey, Plan, ShapeKeyHash> plans;
-  const ShapeKey key{M, N, K, threads, packed.a, packed.b, rows_only};
-  if (auto it = plans.find(key); it != plans.end()) return it->second;
-  if (plans.size() >= kMaxCachedShapes) plans.clear();
-  const Plan plan = search_plan(M, N, K, threads, packed, rows_only);
-  plans.emplace(key, plan);
-  return plan;
 }
 
 int64_t a_buffer_floats(const Plan& p, int64_t K) {
@@ -516,11 +473,28 @@ void run_task(const Problem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, 
   }
 }
 
-void run_problem(const Problem& g, ThreadPool* pool, void* workspace) {
+// A plan made for another product than the call's is a bug in the caller:
+// its tiling would leave parts of C out or its workspace be too small.
+void check_plan(const GemmPlan& p, const Problem& g, const ThreadPool* pool) {
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  if (p.M == g.M && p.N == g.N && p.K == g.K && p.threads == threads && p.b_prepacked == (g.b.packed != nullptr) &&
+      p.rows_only == g.ep.split_rows_only)
+    return;
+  std::fprintf(stderr,
+               "switchyard: internal error: sgemm called for %lldx%lldx%lld on %d threads (B %s, rows only %d) "
+               "with the plan of %lldx%lldx%lld on %d threads (B %s, rows only %d)\n",
+               static_cast<long long>(g.M), static_cast<long long>(g.N), static_cast<long long>(g.K), threads,
+               g.b.packed != nullptr ? "prepacked" : "unpacked", g.ep.split_rows_only ? 1 : 0,
+               static_cast<long long>(p.M), static_cast<long long>(p.N), static_cast<long long>(p.K), p.threads,
+               p.b_prepacked ? "prepacked" : "unpacked", p.rows_only ? 1 : 0);
+  std::abort();
+}
+
+void run_problem(const GemmPlan& gemm_plan, const Problem& g, ThreadPool* pool, void* workspace) {
   if (g.M <= 0 || g.N <= 0) return;
+  check_plan(gemm_plan, g, pool);
   // An A read in place costs the tasks no packing either.
-  const Prepacked packed{!packs_a(g.a), g.b.packed != nullptr};
-  const Plan plan = make_plan(g.M, g.N, g.K, pool != nullptr ? pool->num_threads() : 1, packed, g.ep.split_rows_only);
+  const Plan& plan = packs_a(g.a) ? gemm_plan.a_packed : gemm_plan.a_in_place;
   const int64_t a_floats = a_buffer_floats(plan, g.K);
   const int64_t b_floats = b_buffer_floats(plan, g.K);
   float* ws = static_cast<float*>(workspace);
@@ -730,54 +704,105 @@ void pack_b_row(PackedMatrix& B, int64_t k, const float* row) {
   }
 }
 
-size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* pool) {
-  if (M <= 0 || N <= 0) return 0;
-  const int threads = pool != nullptr ? pool->num_threads() : 1;
-  // Kernels ask on every run, before every product: each answer is kept
-  // per thread, one lookup instead of the eight plans below.
-  thread_local std::unordered_map<ShapeKey, size_t, ShapeKeyHash> sizes;
-  const ShapeKey key{M, N, K, threads, false, false, false};
-  if (auto it = sizes.find(key); it != sizes.end()) return it->second;
-  // One size for every entry point: the plan depends on which operand is
-  // prepacked and on GemmEpilogue::split_rows_only.
-  size_t floats = 0;
-  for (Prepacked packed : {Prepacked{false, false}, Prepacked{true, false}, Prepacked{false, true}, Prepacked{true, true}})
-    for (bool rows_only : {false, true}) {
-      const Plan plan = make_plan(M, N, K, threads, packed, rows_only);
-      floats = std::max(floats, static_cast<size_t>(plan.lanes * (a_buffer_floats(plan, K) + b_buffer_floats(plan, K))));
-    }
-  if (sizes.size() >= kMaxCachedShapes) sizes.clear();
-  sizes.emplace(key, floats * sizeof(float));
-  return floats * sizeof(float);
+std::atomic<uint64_t> g_plans_missed{0};
+
+GemmPlan plan_sgemm(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, bool b_prepacked, bool rows_only) {
+  GemmPlan p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.threads = pool != nullptr ? pool->num_threads() : 1;
+  p.b_prepacked = b_prepacked;
+  p.rows_only = rows_only;
+  p.workspace_bytes = 64;
+  if (M <= 0 || N <= 0) return p;
+  p.a_packed = search_plan(M, N, K, p.threads, Prepacked{false, b_prepacked}, rows_only);
+  p.a_in_place = search_plan(M, N, K, p.threads, Prepacked{true, b_prepacked}, rows_only);
+  for (const Plan* t : {&p.a_packed, &p.a_in_place}) {
+    const size_t floats = static_cast<size_t>(t->lanes * (a_buffer_floats(*t, K) + b_buffer_floats(*t, K)));
+    p.workspace_bytes = std::max(p.workspace_bytes, floats * sizeof(float));
+  }
+  return p;
 }
 
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
-           const GemmEpilogue& epilogue) {
+GemmPlan plan_sgemm_in_place(int64_t M, int64_t N, int64_t K) {
+  GemmPlan p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.workspace_bytes = 64;
+  if (M <= 0 || N <= 0) return p;
+  p.a_in_place = search_plan(M, N, K, 1, Prepacked{true, false}, false);
+  // Any tiling is correct for any A; this one is only planned for an A
+  // read in place.
+  p.a_packed = p.a_in_place;
+  const size_t floats = static_cast<size_t>(a_buffer_floats(p.a_in_place, K) + b_buffer_floats(p.a_in_place, K));
+  p.workspace_bytes = std::max<size_t>(64, floats * sizeof(float));
+  return p;
+}
+
+size_t sgemm_workspace_bound(int64_t M, int64_t N, int64_t K) {
+  if (M <= 0 || N <= 0) return 64;
+  // One lane; its tile at most round_up(M, kMr) x round_up(N, kNGranule);
+  // every block of K at most min(K, kKcMax) deep (k_block of a smaller K
+  // can be deeper than K's own: 768 against 769's 400).
+  const int64_t kc = std::min(std::max<int64_t>(K, 1), kKcMax);
+  const int64_t a = round_up(std::min(kMc, round_up(M, kMr)) * kc, kAlignFloats);
+  const int64_t b = round_up(kc * round_up(std::min(kNc, round_up(N, kNGranule)), kNrMax), kAlignFloats);
+  return std::max<size_t>(64, static_cast<size_t>(a + b) * sizeof(float));
+}
+
+const GemmPlan* GemmPlans::find(int64_t M, int64_t N, int64_t K, int threads, bool b_prepacked, bool rows_only) const {
+  for (const GemmPlan& p : plans_)
+    if (p.M == M && p.N == N && p.K == K && p.threads == threads && p.b_prepacked == b_prepacked &&
+        p.rows_only == rows_only)
+      return &p;
+  return nullptr;
+}
+
+void GemmPlans::add(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, bool b_prepacked, bool rows_only) {
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  if (find(M, N, K, threads, b_prepacked, rows_only) == nullptr)
+    plans_.push_back(plan_sgemm(M, N, K, pool, b_prepacked, rows_only));
+}
+
+GemmPlan GemmPlans::get(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, bool b_prepacked,
+                        bool rows_only) const {
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  if (const GemmPlan* p = find(M, N, K, threads, b_prepacked, rows_only)) return *p;
+  g_plans_missed.fetch_add(1, std::memory_order_relaxed);
+  return plan_sgemm(M, N, K, pool, b_prepacked, rows_only);
+}
+
+uint64_t gemm_plans_missed() { return g_plans_missed.load(std::memory_order_relaxed); }
+
+void sgemm(const GemmPlan& plan, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
+           void* workspace, const GemmEpilogue& epilogue) {
   Problem g = make_problem(current_isa(), M, N, K, alpha, beta, C, ldc, epilogue);
   g.a = Operand{A, lda, trans_a, nullptr, epilogue.a_block_stride};
   g.b = Operand{B, ldb, trans_b, nullptr, epilogue.b_block_stride};
-  run_problem(g, pool, workspace);
+  run_problem(plan, g, pool, workspace);
 }
 
-void sgemm_packed_b(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                    const PackedMatrix& B, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
-                    const GemmEpilogue& epilogue) {
+void sgemm_packed_b(const GemmPlan& plan, bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                    int64_t lda, const PackedMatrix& B, float beta, float* C, int64_t ldc, ThreadPool* pool,
+                    void* workspace, const GemmEpilogue& epilogue) {
   // The packed layout belongs to the variant that packed it.
   Problem g = make_problem(B.isa(), M, N, K, alpha, beta, C, ldc, epilogue);
   g.a = Operand{A, lda, trans_a, nullptr, epilogue.a_block_stride};
   g.b = Operand{nullptr, 0, false, B.data()};
-  run_problem(g, pool, workspace);
+  run_problem(plan, g, pool, workspace);
 }
 
-void sgemm_packed_a(const PackedMatrix& A, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
+void sgemm_packed_a(const GemmPlan& plan, const PackedMatrix& A, bool trans_b, int64_t M, int64_t N, int64_t K,
+                    float alpha, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
                     void* workspace, const GemmEpilogue& epilogue) {
   // A's layout is the same for every variant (kMr rows, k_block(K) blocks).
   Problem g = make_problem(current_isa(), M, N, K, alpha, beta, C, ldc, epilogue);
   g.a = Operand{nullptr, 0, false, A.data()};
   g.b = Operand{B, ldb, trans_b, nullptr, epilogue.b_block_stride};
-  run_problem(g, pool, workspace);
+  run_problem(plan, g, pool, workspace);
 }
 
 }  // namespace sy::cpu

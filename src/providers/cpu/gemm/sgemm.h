@@ -11,14 +11,16 @@
 // only a transposed A is packed (a copy of 6 contiguous floats per k).
 //
 // The functions here never allocate: packing buffers live in a workspace
-// the caller provides (sgemm_workspace_size bytes, 64-byte aligned; kernels
-// take it from KernelContext::scratch). Operands that are constant can be
+// the caller provides (GemmPlan::workspace_bytes, 64-byte aligned; kernels
+// take it from KernelContext::scratch), and how the work is split among
+// threads comes from a GemmPlan made ahead (in a kernel's prepare phase). Operands that are constant can be
 // packed once (pack_a / pack_b), which also skips the per-call packing.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/thread_pool.h"
 
@@ -134,23 +136,87 @@ PackedMatrix pack_b(bool trans_b, int64_t K, int64_t N, const float* B, int64_t 
 PackedMatrix packed_b_of(int64_t K, int64_t N);
 void pack_b_row(PackedMatrix& B, int64_t k, const float* row);
 
-// Bytes of workspace one call with these sizes needs when run on `pool`
-// (nullptr: the calling thread only). Enough for every variant and for the
-// prepacked forms too.
-size_t sgemm_workspace_size(int64_t M, int64_t N, int64_t K, const ThreadPool* pool);
+// How a product's C is cut among tasks: a tiles_m x tiles_n grid of
+// tile_m x tile_n tiles, run by `lanes` threads that each take the next
+// task until none is left.
+struct GemmTiling {
+  int64_t tile_m = 0;
+  int64_t tile_n = 0;
+  int64_t tiles_m = 1;
+  int64_t tiles_n = 1;
+  int64_t lanes = 1;  // threads working on it, each with its own packing buffers
+  int64_t tasks() const { return tiles_m * tiles_n; }
+};
 
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-           const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
-           const GemmEpilogue& epilogue = {});
+// The plan of one product: its tiling and the workspace it needs. Finding
+// a tiling is a search over the ways to cut C (O(tasks^2) for up to 4
+// tasks per thread: about 2 ms at 64 threads), so kernels plan in their
+// prepare phase, once per input shapes (GemmPlans), and hand the plan to
+// every call. Made by plan_sgemm; holds a tiling for each way A may
+// arrive (packed by the call, or read in place / prepacked), so one plan
+// serves any A.
+struct GemmPlan {
+  int64_t M = 0, N = 0, K = 0;
+  int threads = 1;
+  bool b_prepacked = false;  // for sgemm_packed_b
+  bool rows_only = false;    // GemmEpilogue::split_rows_only
+  GemmTiling a_packed;       // the call packs A (a transposed A)
+  GemmTiling a_in_place;     // A is read where it lies, or prepacked
+  size_t workspace_bytes = 0;  // enough for either tiling; at least 64
+};
+
+// Plans a product of op(A) (M x K) and op(B) (K x N) run on `pool`
+// (nullptr: the calling thread only); b_prepacked for sgemm_packed_b,
+// rows_only as the call's GemmEpilogue::split_rows_only.
+GemmPlan plan_sgemm(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, bool b_prepacked = false,
+                    bool rows_only = false);
+
+// A plan for one single-threaded call whose A is read in place (not
+// transposed, or prepacked) and B is not prepacked, cheap enough to make
+// on the hot path: a search over at most 8 tilings, without allocating.
+// For products whose sizes depend on the data (attention's key ranges),
+// which a prepare phase cannot know.
+GemmPlan plan_sgemm_in_place(int64_t M, int64_t N, int64_t K);
+// Workspace enough for any single-threaded call of at most M x N x K.
+size_t sgemm_workspace_bound(int64_t M, int64_t N, int64_t K);
+
+// A kernel's plans for the products of one set of input shapes, made in
+// its prepare phase and read by run(). A handful per kernel, so a list.
+class GemmPlans {
+ public:
+  // Plans the product unless an equal one is planned already.
+  void add(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, bool b_prepacked = false, bool rows_only = false);
+  // The plan added for these; when prepare() added none, one made on the
+  // spot (correct, but a search on the hot path: counted by
+  // gemm_plans_missed(), which tests keep at zero).
+  GemmPlan get(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, bool b_prepacked = false,
+               bool rows_only = false) const;
+  size_t size() const { return plans_.size(); }
+
+ private:
+  const GemmPlan* find(int64_t M, int64_t N, int64_t K, int threads, bool b_prepacked, bool rows_only) const;
+  std::vector<GemmPlan> plans_;
+};
+
+// How many times GemmPlans::get had to plan on the spot, process-wide.
+uint64_t gemm_plans_missed();
+
+// The calls. `plan` must be the plan of this product: its M, N, K, the
+// pool's thread count, whether B is prepacked and the epilogue's
+// split_rows_only; a plan for another product is a bug in the caller and
+// stops the process with a message. `workspace` holds plan.workspace_bytes.
+void sgemm(const GemmPlan& plan, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
+           void* workspace, const GemmEpilogue& epilogue = {});
 
 // op(B) prepacked (its K x N must match).
-void sgemm_packed_b(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                    const PackedMatrix& B, float beta, float* C, int64_t ldc, ThreadPool* pool, void* workspace,
-                    const GemmEpilogue& epilogue = {});
+void sgemm_packed_b(const GemmPlan& plan, bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                    int64_t lda, const PackedMatrix& B, float beta, float* C, int64_t ldc, ThreadPool* pool,
+                    void* workspace, const GemmEpilogue& epilogue = {});
 
 // op(A) prepacked (its M x K must match).
-void sgemm_packed_a(const PackedMatrix& A, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
+void sgemm_packed_a(const GemmPlan& plan, const PackedMatrix& A, bool trans_b, int64_t M, int64_t N, int64_t K,
+                    float alpha, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool,
                     void* workspace, const GemmEpilogue& epilogue = {});
 
 }  // namespace sy::cpu
