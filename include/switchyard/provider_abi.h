@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define SY_PROVIDER_ABI_VERSION 3
+#define SY_PROVIDER_ABI_VERSION 4
 
 /* Status codes; the same numbers as sy::StatusCode. */
 enum {
@@ -149,6 +149,13 @@ typedef struct sy_host_api {
   int32_t (*partition_num_outputs)(const sy_partition* partition);
   int (*partition_input)(const sy_partition* partition, int32_t i, const char** name, sy_tensor* type);
   int (*partition_output)(const sy_partition* partition, int32_t i, const char** name, sy_tensor* type);
+
+  /* ---- since ABI 4 ---- */
+  /* What the kernel's kernel_prepare made for the current input shapes
+   * (null when it made nothing, or the provider has no prepare phase).
+   * Valid during kernel_run; the kernel only reads it, since a kernel's
+   * own threads may share it. */
+  void* (*ctx_state)(sy_kernel_context* ctx);
 } sy_host_api;
 
 /* One option a provider's create() accepts, and its values in words. */
@@ -237,6 +244,23 @@ typedef struct sy_provider_api {
    * ("libcudnn.so.9|libcudnn.so.8"), ended by NULL. doctor lists them;
    * whether they were found is the provider's describe() to say. */
   const char* const* libraries;
+
+  /* ---- since ABI 4 ---- */
+  /* optional: the kernel's prepare phase, for work that depends on the
+   * input shapes alone (choosing an algorithm, sizing a workspace). The
+   * core calls it before kernel_run whenever the shapes of the node's
+   * inputs differ from those of the last run in the same frame (a frame is
+   * one run's memory; concurrent runs use different frames), and on the
+   * first run. ctx gives the inputs, whose data must not be read (the
+   * state serves later inputs of the same shapes); ctx_allocate_output
+   * and ctx_scratch fail in it. Returns 0 and *state (null allowed), or
+   * a status code with the message in error. The core hands *state to
+   * every kernel_run through ctx_state() until it destroys it with
+   * kernel_state_destroy: when the shapes change or the frame goes. */
+  int (*kernel_prepare)(sy_provider* provider, sy_kernel* kernel, sy_kernel_context* ctx, void** state, char* error,
+                        size_t error_size);
+  /* optional (required with kernel_prepare): frees a prepared state. */
+  void (*kernel_state_destroy)(sy_provider* provider, sy_kernel* kernel, void* state);
 } sy_provider_api;
 
 /* The one symbol a provider library exports. host_abi_version is the

@@ -99,6 +99,9 @@ Result<std::unique_ptr<ExecutionProvider>> load_provider_plugin(const ProviderIn
     return unavailable(info, where + " does not serve provider ABI " + std::to_string(SY_PROVIDER_ABI_VERSION) +
                                  (api ? " (it was built for ABI " + std::to_string(api->abi_version) + ")" : ""),
                        "use the provider library that came with this Switchyard");
+  if (api->kernel_prepare != nullptr && api->kernel_state_destroy == nullptr)
+    return unavailable(info, where + " has kernel_prepare but no kernel_state_destroy to free what it makes",
+                       "fix the provider library: a prepare phase needs both entries");
   // The library stays loaded for the life of the process: its code backs
   // the provider object and any kernels it creates.
   return make_plugin_provider(api, where, std::vector<std::pair<std::string, std::string>>(options.begin(), options.end()));

@@ -17,6 +17,9 @@ struct sy_node {
 
 struct sy_kernel_context {
   sy::KernelContext* ctx;
+  // In kernel_prepare: the inputs' shapes only; nothing may be allocated.
+  bool preparing = false;
+  void* state = nullptr;  // what kernel_prepare made, for ctx_state()
 };
 
 struct sy_partition {
@@ -178,6 +181,9 @@ int ctx_allocate_output(sy_kernel_context* c, int32_t i, int32_t dtype, int32_t 
     std::snprintf(error, error_size, "%s", st.message().c_str());
     return static_cast<int>(st.code());
   };
+  if (c->preparing)
+    return fail(invalid_argument(c->ctx->node().describe() + ": the provider asked for an output in kernel_prepare, "
+                                 "which sees shapes only"));
   if (i < 0 || static_cast<size_t>(i) >= c->ctx->num_outputs() || rank < 0 || rank > SY_MAX_RANK ||
       !is_valid_data_type(dtype))
     return fail(invalid_argument(c->ctx->node().describe() + ": bad output request from the provider (output " +
@@ -190,9 +196,12 @@ int ctx_allocate_output(sy_kernel_context* c, int32_t i, int32_t dtype, int32_t 
 }
 
 void* ctx_scratch(sy_kernel_context* c, size_t bytes) {
+  if (c->preparing) return nullptr;  // kernel_prepare sees shapes only
   Result<void*> p = c->ctx->scratch(bytes);
   return p.ok() ? *p : nullptr;
 }
+
+void* ctx_state(sy_kernel_context* c) { return c->state; }
 
 void host_log(int level, const char* message) {
   const auto severity = static_cast<LogSeverity>(level < 0 ? 0 : (level > 3 ? 3 : level));
@@ -209,6 +218,7 @@ const sy_host_api kHostApi = {
     node_input_name, node_output_name,
     partition_num_nodes, partition_node, partition_num_inputs, partition_num_outputs, partition_input,
     partition_output,
+    ctx_state,
 };
 
 Status from_code(int code, const char* message) {
@@ -235,12 +245,49 @@ class PluginAllocator final : public Allocator {
   Device device_;
 };
 
+// A plugin kernel's prepared state, which the frame keeps; freed through
+// the plugin.
+class PluginKernelState final : public KernelState {
+ public:
+  PluginKernelState(const sy_provider_api* api, sy_provider* p, sy_kernel* k, void* state)
+      : api_(api), p_(p), k_(k), state_(state) {}
+  ~PluginKernelState() override {
+    if (state_ != nullptr && api_->kernel_state_destroy != nullptr) api_->kernel_state_destroy(p_, k_, state_);
+  }
+  PluginKernelState(const PluginKernelState&) = delete;
+  PluginKernelState& operator=(const PluginKernelState&) = delete;
+  void* state() const { return state_; }
+
+ private:
+  const sy_provider_api* api_;
+  sy_provider* p_;
+  sy_kernel* k_;
+  void* state_;
+};
+
 class PluginKernel final : public Kernel {
  public:
   PluginKernel(const sy_provider_api* api, sy_provider* p, sy_kernel* k) : api_(api), p_(p), k_(k) {}
   ~PluginKernel() override { api_->kernel_destroy(p_, k_); }
+
+  bool prepares() const override { return api_->kernel_prepare != nullptr; }
+
+  Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const override {
+    // The plugin reads inputs only; ctx_allocate_output and ctx_scratch
+    // refuse while preparing, so the context is not written through.
+    sy_kernel_context c{const_cast<KernelContext*>(&ctx), true, nullptr};
+    char error[kMessageSize];
+    error[0] = '\0';
+    void* state = nullptr;
+    const int code = api_->kernel_prepare(p_, k_, &c, &state, error, sizeof error);
+    auto kept = std::make_unique<PluginKernelState>(api_, p_, k_, state);
+    if (code != 0) return from_code(code, (ctx.node().describe() + ": " + error).c_str());
+    return std::unique_ptr<KernelState>(std::move(kept));
+  }
+
   Status run(KernelContext& ctx) const override {
-    sy_kernel_context c{&ctx};
+    const auto* prepared = static_cast<const PluginKernelState*>(ctx.state());
+    sy_kernel_context c{&ctx, false, prepared != nullptr ? prepared->state() : nullptr};
     // Written only on failure; not cleared per node run.
     char error[kMessageSize];
     error[0] = '\0';
