@@ -251,9 +251,12 @@ typedef struct sy_provider_api {
    * core calls it before kernel_run whenever the shapes of the node's
    * inputs differ from those of the last run in the same frame (a frame is
    * one run's memory; concurrent runs use different frames), and on the
-   * first run. ctx gives the inputs, whose data must not be read (the
-   * state serves later inputs of the same shapes); ctx_allocate_output
-   * and ctx_scratch fail in it. Returns 0 and *state (null allowed), or
+   * first run. ctx gives the inputs; what it makes must depend on their
+   * shapes alone, not their values, since it serves later inputs of the
+   * same shapes (it may still run them, to time algorithms).
+   * ctx_allocate_output and ctx_scratch fail in it: memory it needs for
+   * itself comes from the provider's own allocator. Returns 0 and *state
+   * (null allowed), or
    * a status code with the message in error. The core hands *state to
    * every kernel_run through ctx_state() until it destroys it with
    * kernel_state_destroy: when the shapes change or the frame goes. */

@@ -84,10 +84,10 @@ class Kernel {
   // Whether the kernel has a prepare phase; read once when the plan is
   // built, so the kernels without one cost the executor nothing.
   virtual bool prepares() const { return false; }
-  // The prepare phase: called with the run's inputs (their shapes are what
-  // matters; their data may not be read, since the state is reused for
-  // later inputs of the same shapes) before run() whenever those shapes
-  // changed. May allocate.
+  // The prepare phase: called with the run's inputs before run() whenever
+  // their shapes changed. What it makes must depend on the shapes alone,
+  // not the values, since it serves later inputs of the same shapes. May
+  // allocate.
   virtual Result<std::unique_ptr<KernelState>> prepare(const KernelContext& ctx) const {
     (void)ctx;
     return std::unique_ptr<KernelState>();
