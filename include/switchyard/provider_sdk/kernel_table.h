@@ -62,9 +62,16 @@ const Row* find_kernel(std::span<const Row> rows, const KernelQuery& node, Input
     if (std::string_view(row.domain) != domain || std::string_view(row.op_type) != node.op_type) continue;
     op_known = true;
     if (node.since_version < row.since_version || node.since_version > row.end_version) {
+      // Appended piece by piece: GCC 12 warns (-Wrestrict, its bug 105329)
+      // about "-" + std::string at -O3, which a plugin may build with.
       if (!versions.empty()) versions += ", ";
-      versions += std::to_string(row.since_version) +
-                  (row.end_version >= kLatestVersion ? "+" : "-" + std::to_string(row.end_version));
+      versions += std::to_string(row.since_version);
+      if (row.end_version >= kLatestVersion) {
+        versions += "+";
+      } else {
+        versions += "-";
+        versions += std::to_string(row.end_version);
+      }
       continue;
     }
     version_match = &row;

@@ -14,8 +14,9 @@
 //     the ABI's int and message, and no C++ exception across the ABI.
 //
 // With this header the ABI's opaque sy_provider and sy_kernel are the
-// SDK's: the plugin's provider class derives from KernelTableProvider,
-// which is an sy_provider, and create() returns it as one.
+// SDK's (a plugin that includes it does not define them): the plugin's
+// provider class derives from KernelTableProvider, which is an
+// sy_provider, and its create() entry returns it as one.
 #pragma once
 
 #include <cstddef>

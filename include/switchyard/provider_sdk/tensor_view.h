@@ -60,12 +60,17 @@ struct TensorView {
   }
 
   // "float[1,3,224,224]", "?" for an unknown dim, "float[?]" for an unknown rank.
+  // Built by appending: GCC 12 warns (-Wrestrict, its bug 105329) about
+  // "," + std::string at -O3, which a plugin may build with.
   std::string describe() const {
-    std::string s = std::string(dtype_name(t.dtype)) + "[";
-    if (t.rank < 0) return s + "?]";
-    for (int i = 0; i < t.rank && i < SY_MAX_RANK; ++i)
-      s += (i ? "," : "") + (t.dims[i] < 0 ? std::string("?") : std::to_string(t.dims[i]));
-    return s + "]";
+    std::string s = dtype_name(t.dtype);
+    s += "[";
+    for (int i = 0; i < t.rank && i < SY_MAX_RANK; ++i) {
+      if (i > 0) s += ",";
+      s += t.dims[i] < 0 ? std::string("?") : std::to_string(t.dims[i]);
+    }
+    s += t.rank < 0 ? "?]" : "]";
+    return s;
   }
 };
 
