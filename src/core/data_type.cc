@@ -2,39 +2,16 @@
 
 #include <cstring>
 
+#include "switchyard/provider_sdk/dtype.h"
+
 namespace sy {
 
+// The provider SDK's table (switchyard/provider_sdk/dtype.h), which the
+// plugins use too; strings are the core's std::string, which no provider
+// holds.
 size_t element_size(DataType t) {
-  switch (t) {
-    case DataType::kFloat: return 4;
-    case DataType::kUint8: return 1;
-    case DataType::kInt8: return 1;
-    case DataType::kUint16: return 2;
-    case DataType::kInt16: return 2;
-    case DataType::kInt32: return 4;
-    case DataType::kInt64: return 8;
-    case DataType::kString: return sizeof(std::string);
-    case DataType::kBool: return 1;
-    case DataType::kFloat16: return 2;
-    case DataType::kDouble: return 8;
-    case DataType::kUint32: return 4;
-    case DataType::kUint64: return 8;
-    case DataType::kComplex64: return 8;
-    case DataType::kComplex128: return 16;
-    case DataType::kBfloat16: return 2;
-    case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ:
-    case DataType::kFloat8E8M0: return 1;
-    case DataType::kUint4:
-    case DataType::kInt4:
-    case DataType::kFloat4E2M1:
-    case DataType::kUint2:
-    case DataType::kInt2:
-    case DataType::kUndefined: return 0;
-  }
-  return 0;
+  if (t == DataType::kString) return sizeof(std::string);
+  return provider_sdk::dtype_size(static_cast<int32_t>(t));
 }
 
 size_t storage_bytes(DataType t, int64_t count) {
@@ -92,38 +69,9 @@ bool is_integer_type(DataType t) {
   }
 }
 
-std::string_view data_type_name(DataType t) {
-  switch (t) {
-    case DataType::kUndefined: return "undefined";
-    case DataType::kFloat: return "float";
-    case DataType::kUint8: return "uint8";
-    case DataType::kInt8: return "int8";
-    case DataType::kUint16: return "uint16";
-    case DataType::kInt16: return "int16";
-    case DataType::kInt32: return "int32";
-    case DataType::kInt64: return "int64";
-    case DataType::kString: return "string";
-    case DataType::kBool: return "bool";
-    case DataType::kFloat16: return "float16";
-    case DataType::kDouble: return "double";
-    case DataType::kUint32: return "uint32";
-    case DataType::kUint64: return "uint64";
-    case DataType::kComplex64: return "complex64";
-    case DataType::kComplex128: return "complex128";
-    case DataType::kBfloat16: return "bfloat16";
-    case DataType::kFloat8E4M3FN: return "float8e4m3fn";
-    case DataType::kFloat8E4M3FNUZ: return "float8e4m3fnuz";
-    case DataType::kFloat8E5M2: return "float8e5m2";
-    case DataType::kFloat8E5M2FNUZ: return "float8e5m2fnuz";
-    case DataType::kUint4: return "uint4";
-    case DataType::kInt4: return "int4";
-    case DataType::kFloat4E2M1: return "float4e2m1";
-    case DataType::kFloat8E8M0: return "float8e8m0";
-    case DataType::kUint2: return "uint2";
-    case DataType::kInt2: return "int2";
-  }
-  return "unknown";
-}
+// The provider SDK's spelling, so that the core's messages and the
+// plugins' name types alike.
+std::string_view data_type_name(DataType t) { return provider_sdk::dtype_name(static_cast<int32_t>(t)); }
 
 std::string tensor_type_string(DataType t) {
   return "tensor(" + std::string(data_type_name(t)) + ")";

@@ -1,5 +1,7 @@
 // KernelRegistry: a provider's table of KernelDefs, and the lookup that
-// gives either a kernel def for a node or the reason there is none.
+// gives either a kernel def for a node or the reason there is none (the
+// provider SDK's find_kernel, switchyard/provider_sdk/kernel_table.h, which
+// the plugins use too).
 #pragma once
 
 #include <span>
@@ -15,18 +17,16 @@ class KernelRegistry {
   void add(std::span<const KernelDef> defs);
 
   // The def that runs `node` (its since_version and input types), or
-  // nullptr with `reason` set ("op not implemented", "float16 not supported
-  // for input 0 (supports float, double)", "opset 9 not implemented (have 13+)").
+  // nullptr with `reason` set ("op Foo not implemented", "float16 not
+  // supported for input 0 (supports float, double)", "Relu version 9 not
+  // implemented (have 13+)", "input 0 is a seq(tensor(float)); this kernel
+  // takes tensors only").
   const KernelDef* find(const Graph& graph, const Node& node, std::string& reason) const;
 
   std::span<const KernelDef> defs() const { return defs_; }
 
  private:
-  const KernelDef* find_by_type(const Graph& graph, const Node& node, std::string& reason) const;
   std::vector<KernelDef> defs_;
 };
-
-// "float, int64"
-std::string describe_type_mask(uint64_t mask);
 
 }  // namespace sy

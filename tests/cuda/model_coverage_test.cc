@@ -5,6 +5,7 @@
 // on the CPU by design (Shape, Range and the int64 math on their results).
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 
 #include "providers/cuda/cuda_kernel.h"
@@ -19,14 +20,17 @@ struct OpUse {
   const char* domain = "";  // "com.switchyard" for the optimizer's fused ops
 };
 
+// The CUDA table's row for `use` by the provider SDK's lookup (the one
+// supports() asks), or null with the reason the provider gives.
+const CudaKernelDef* find_row(const OpUse& use, std::string& reason) {
+  return provider_sdk::find_kernel(std::span<const CudaKernelDef>(cuda_kernel_table()),
+                                   {use.domain, use.op, use.version},
+                                   [&use](int) { return static_cast<int32_t>(use.dtype); }, reason);
+}
+
 bool has_kernel(const OpUse& use) {
-  for (const CudaKernelDef& def : cuda_kernel_table()) {
-    if (std::string(def.op_type) != use.op || std::string(def.domain) != use.domain) continue;
-    if (use.version < def.since_version || use.version > def.end_version) continue;
-    if (def.type_input >= 0 && (def.type_mask & type_bit(use.dtype)) == 0) continue;
-    return true;
-  }
-  return false;
+  std::string reason;
+  return find_row(use, reason) != nullptr;
 }
 
 const OpUse kModelOps[] = {
@@ -65,8 +69,19 @@ TEST(CudaModelCoverageTest, ShapeOpsAreNotClaimed) {
 TEST(CudaModelCoverageTest, FusedMatMulIsLeftToTheCpu) {
   // Only the CPU implements FusedMatMul (the CUDA provider does not ask for
   // the matmul_epilogue rewrite): a FusedMatMul in a saved optimized model
-  // falls to the CPU with "no CUDA kernel" as its reason.
-  EXPECT_FALSE(has_kernel({"FusedMatMul", 1, DataType::kFloat, "com.switchyard"}));
+  // falls to the CPU with this reason.
+  std::string reason;
+  EXPECT_EQ(find_row({"FusedMatMul", 1, DataType::kFloat, "com.switchyard"}, reason), nullptr);
+  EXPECT_EQ(reason, "op FusedMatMul not implemented");
+}
+
+TEST(CudaModelCoverageTest, DeclinesInTheCpuProvidersWords) {
+  // The SDK's lookup: the same words as the CPU provider's registry.
+  std::string reason;
+  EXPECT_EQ(find_row({"Relu", 1, DataType::kFloat}, reason), nullptr);
+  EXPECT_EQ(reason, "Relu version 1 not implemented (have 6+)");
+  EXPECT_EQ(find_row({"Relu", 14, DataType::kInt32}, reason), nullptr);
+  EXPECT_EQ(reason, "int32 not supported for input 0 (supports float, float16, bfloat16)");
 }
 
 TEST(CudaModelCoverageTest, TableRowsAreWellFormed) {

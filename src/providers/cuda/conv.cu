@@ -160,7 +160,7 @@ class ConvKernel final : public CudaKernel {
     bool launched = false;
     dispatch_float_type(dtype_, [&]<typename T>() {
       bias_activation_kernel<T><<<grid_size(y.num_elements()), kThreadsPerBlock, 0, ctx.stream()>>>(
-          y.data_as<T>(), b ? b->data_as<const T>() : nullptr, z ? z->data_as<const T>() : nullptr, channels, spatial,
+          y.data<T>(), b ? b->data<const T>() : nullptr, z ? z->data<const T>() : nullptr, channels, spatial,
           y.num_elements(), activation_, lo_, hi_);
       launched = true;
     });
@@ -368,9 +368,9 @@ class ConvKernel final : public CudaKernel {
 };
 
 const CudaKernelDef kConvDefs[] = {
-    {"", "Conv", 1, 10, 0, kFloatTypes, 0, make_cuda_kernel<ConvKernel>},
-    {"", "Conv", 11, kLatest, 0, kFloatTypes, 0, make_cuda_kernel<ConvKernel>},
-    {"com.switchyard", "FusedConv", 1, kLatest, 0, kFloatTypes, 0, make_cuda_kernel<ConvKernel>},
+    {"", "Conv", 1, 10, 0, kFloatTypes, 0, make_kernel<ConvKernel>},
+    {"", "Conv", 11, kLatest, 0, kFloatTypes, 0, make_kernel<ConvKernel>},
+    {"com.switchyard", "FusedConv", 1, kLatest, 0, kFloatTypes, 0, make_kernel<ConvKernel>},
 };
 
 }  // namespace

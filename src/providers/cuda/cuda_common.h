@@ -1,6 +1,7 @@
 // Shared basics of the CUDA provider library. The library is built apart
 // from the core and talks to it only through switchyard/provider_abi.h, so
-// it uses the provider SDK's Status and its own tensor view, not the core's.
+// it uses the provider SDK's Status, type names and tensor view, not the
+// core's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,7 +13,9 @@
 
 #include "switchyard/data_type.h"
 #include "switchyard/provider_abi.h"
+#include "switchyard/provider_sdk/dtype.h"
 #include "switchyard/provider_sdk/status.h"
+#include "switchyard/provider_sdk/tensor_view.h"
 
 namespace sy::cuda {
 
@@ -32,9 +35,10 @@ Status cuda_status(cudaError_t error, const char* what);
 // this GPU) without waiting for it to finish.
 inline Status check_launch(const char* kernel_name) { return cuda_status(cudaGetLastError(), kernel_name); }
 
-// Bytes per element of the types device kernels handle; 0 for others.
-size_t dtype_size(int32_t dtype);
-const char* dtype_name(int32_t dtype);
+// Bytes per element and names of the ABI's dtype numbers
+// (switchyard/provider_sdk/dtype.h).
+using provider_sdk::dtype_name;
+using provider_sdk::dtype_size;
 
 // "[1,2,3]", for messages about shape and attribute lists.
 std::string ints_string(const int64_t* v, int64_t n);
@@ -42,28 +46,8 @@ inline std::string ints_string(const std::vector<int64_t>& v) {
   return ints_string(v.data(), static_cast<int64_t>(v.size()));
 }
 
-// A tensor as a kernel sees it: the ABI's sy_tensor plus helpers.
-struct TensorRef {
-  sy_tensor t{};
-
-  DataType dtype() const { return static_cast<DataType>(t.dtype); }
-  int rank() const { return t.rank; }
-  int64_t dim(int i) const { return t.dims[i]; }
-  const int64_t* dims() const { return t.dims; }
-  int64_t num_elements() const {
-    int64_t n = 1;
-    for (int i = 0; i < t.rank; ++i) n *= t.dims[i];
-    return n;
-  }
-  size_t byte_size() const { return static_cast<size_t>(num_elements()) * dtype_size(t.dtype); }
-  void* data() const { return t.data; }
-  template <typename T>
-  T* data_as() const {
-    return static_cast<T*>(t.data);
-  }
-  // "float[1,3,224,224]"
-  std::string describe() const;
-};
+// A tensor as a kernel sees it (switchyard/provider_sdk/tensor_view.h).
+using TensorRef = provider_sdk::TensorView;
 
 // Largest number of elements one launch of a simple grid-stride kernel
 // covers per thread block.

@@ -46,29 +46,20 @@ BackingState* backing_state(int device_id) {
   return &states[i];
 }
 
-bool matches_version(const CudaKernelDef& def, int version) {
-  return version >= def.since_version && version <= def.end_version;
-}
-
-std::string type_list(uint64_t mask) {
-  std::string s;
-  for (int t = 0; t < 64; ++t)
-    if (mask & (uint64_t{1} << t)) s += std::string(s.empty() ? "" : ", ") + dtype_name(t);
-  return s;
-}
-
 }  // namespace
 
 Status CudaProvider::create(const sy_host_api* host, const std::vector<std::pair<std::string, std::string>>& options,
                             std::unique_ptr<CudaProvider>& out) {
   CudaOptions parsed;
   SY_SDK_RETURN_IF_ERROR(parse_cuda_options(options, parsed));
-  out.reset(new CudaProvider());
-  out->host_ = host;
+  out.reset(new CudaProvider(host));
   out->options_ = parsed;
   out->initialize();
   return ok_status();
 }
+
+CudaProvider::CudaProvider(const sy_host_api* host)
+    : BasicKernelTableProvider("CUDAExecutionProvider", host, cuda_kernel_table()) {}
 
 void CudaProvider::set_unavailable(std::string reason, std::string fix) {
   available_ = false;
@@ -127,9 +118,9 @@ void CudaProvider::initialize() {
                             std::to_string(runtime_version_) + (options_.use_tf32 ? "-tf32" : "-fp32") + "-" +
                             conv_algo_search_name(options_.cudnn_conv_algo_search));
   if (options_.enable_cuda_graph)
-    host_->log(SY_LOG_WARNING,
-               "CUDAExecutionProvider: enable_cuda_graph=1 is accepted but CUDA graph capture is not implemented yet; "
-               "runs launch their kernels one by one");
+    host()->log(SY_LOG_WARNING,
+                "CUDAExecutionProvider: enable_cuda_graph=1 is accepted but CUDA graph capture is not implemented yet; "
+                "runs launch their kernels one by one");
   available_ = true;
 }
 
@@ -278,48 +269,10 @@ Status CudaProvider::synchronize() {
   return cuda_status(cudaStreamSynchronize(stream_), "waiting for the GPU");
 }
 
-Status CudaProvider::find_kernel(const sy_node* node, const CudaKernelDef*& found) {
-  SY_SDK_RETURN_IF_ERROR(ensure_runtime());
-  KernelCreateInfo info(host_, node, this);
-  const std::string op = info.op_type(), domain = info.domain();
-  const int version = info.since_version();
-  if (info.num_inputs() > kMaxKernelInputs)
-    return not_implemented("more than " + std::to_string(kMaxKernelInputs) + " inputs");
-  found = nullptr;
-  std::string versions, type_reason;
-  for (const CudaKernelDef& def : cuda_kernel_table()) {
-    if (op != def.op_type || domain != def.domain) continue;
-    versions += (versions.empty() ? "" : ", ") + std::to_string(def.since_version) +
-                (def.end_version == kLatest ? "+" : "-" + std::to_string(def.end_version));
-    if (!matches_version(def, version)) continue;
-    if (def.type_input >= 0) {
-      const int32_t dtype = info.input_dtype(def.type_input);
-      if ((def.type_mask & (uint64_t{1} << dtype)) == 0) {
-        type_reason = "the CUDA kernel for " + op + " takes " + type_list(def.type_mask) + " for input " +
-                      std::to_string(def.type_input) + ", not " + dtype_name(dtype);
-        continue;
-      }
-    }
-    found = &def;
-    break;
-  }
-  if (found == nullptr) {
-    if (!type_reason.empty()) return not_implemented(type_reason);
-    if (versions.empty()) return not_implemented("no CUDA kernel for " + (domain.empty() ? "" : domain + ".") + op);
-    return not_implemented("no CUDA kernel for " + op + " version " + std::to_string(version) + " (have " + versions + ")");
-  }
-  return ok_status();
-}
-
-Status CudaProvider::create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs) {
-  const CudaKernelDef* found = nullptr;
-  SY_SDK_RETURN_IF_ERROR(find_kernel(node, found));
-  KernelCreateInfo info(host_, node, this);
-  Status status;
-  kernel = found->create(info, status);
-  if (!status.ok()) return status;
-  host_inputs = found->host_inputs;
-  return ok_status();
+Status CudaProvider::run_kernel(const CudaKernel& kernel, sy_kernel_context* ctx) {
+  cudaSetDevice(options_.device_id);
+  KernelRunContext run_ctx(host(), ctx, this);
+  return kernel.run(run_ctx);
 }
 
 std::string CudaProvider::describe() const {

@@ -1,7 +1,10 @@
 // CudaProvider: one session's CUDA provider inside the plugin library. It
 // owns the session's device arena, its stream, and the cuBLAS, cuBLASLt and
 // cuDNN handles bound to that stream; kernels reach them through
-// KernelRunContext::provider().
+// KernelRunContext::provider(). Claiming nodes and creating and running
+// kernels is the provider SDK's BasicKernelTableProvider over the CUDA
+// kernel table (switchyard/provider_sdk/plugin.h), which is also the ABI's
+// sy_provider.
 //
 // The stream and handles are made on first use (ensure_runtime), not at
 // creation, which only decides availability.
@@ -26,15 +29,16 @@
 #include "cuda_libraries.h"
 #include "cuda_options.h"
 #include "device_arena.h"
+#include "switchyard/provider_sdk/plugin.h"
 
 namespace sy::cuda {
 
-class CudaProvider {
+class CudaProvider final : public provider_sdk::BasicKernelTableProvider<KernelCreateInfo, KernelRunContext> {
  public:
   // Fails only for bad options.
   static Status create(const sy_host_api* host, const std::vector<std::pair<std::string, std::string>>& options,
                        std::unique_ptr<CudaProvider>& out);
-  ~CudaProvider();
+  ~CudaProvider() override;
 
   bool available() const { return available_; }
   const std::string& reason() const { return reason_; }
@@ -50,16 +54,13 @@ class CudaProvider {
   Status copy_from_host(const sy_tensor& src, sy_tensor& dst);
   Status copy_on_device(const sy_tensor& src, sy_tensor& dst);
   Status synchronize();
-  // Claims a node: a kernel, or the reason it declines.
-  // The kernel def that runs `node`, or a NotImplemented status saying why
-  // none does. Creates nothing (the ABI's supports()).
-  Status find_kernel(const sy_node* node, const CudaKernelDef*& found);
-  Status create_kernel(const sy_node* node, std::unique_ptr<CudaKernel>& kernel, uint64_t& host_inputs);
+  // Makes this provider's device current (several sessions may drive
+  // several GPUs from one thread), then runs the kernel.
+  Status run_kernel(const CudaKernel& kernel, sy_kernel_context* ctx) override;
   // Device, memory, driver and library facts, one per line.
   std::string describe() const;
 
   // ---- for kernels ----
-  const sy_host_api* host() const { return host_; }
   const CudaOptions& options() const { return options_; }
   const cudaDeviceProp& properties() const { return properties_; }
   cudaStream_t stream() const { return stream_; }
@@ -74,8 +75,13 @@ class CudaProvider {
   Status cudnn_status(cudnnStatus_t s, const std::string& what) const;
   Status cublas_status(cublasStatus_t s, const std::string& what) const;
 
+ protected:
+  KernelCreateInfo node_info(const sy_node* node) override { return KernelCreateInfo(host(), node, this); }
+  // The stream and handles, made on the first node claimed.
+  Status check_node(const KernelCreateInfo&) override { return ensure_runtime(); }
+
  private:
-  CudaProvider() = default;
+  explicit CudaProvider(const sy_host_api* host);
   // Sets available_/reason_/fix_: checks the driver, the device, its code
   // and the libraries, and nothing heavier, so that doctor and
   // get_available_providers() stay cheap.
@@ -92,7 +98,6 @@ class CudaProvider {
   // runtime loaded and this provider's device current.
   Status begin_copy(const sy_tensor& src, size_t& bytes);
 
-  const sy_host_api* host_ = nullptr;
   CudaOptions options_;
   bool available_ = false;
   std::string reason_, fix_;

@@ -32,8 +32,8 @@ namespace {
 
 using namespace datamove;
 
-// Every element type with a fixed size of 1, 2, 4 or 8 bytes that the
-// provider knows (dtype_size); the kernels only move bytes.
+// Every element type of 1, 2, 4 or 8 bytes that the kernels move (they
+// only move bytes, in words of dtype_size).
 constexpr uint64_t kMoveTypes =
     type_bit(DataType::kFloat) | type_bit(DataType::kUint8) | type_bit(DataType::kInt8) |
     type_bit(DataType::kUint16) | type_bit(DataType::kInt16) | type_bit(DataType::kInt32) |
@@ -43,13 +43,15 @@ constexpr uint64_t kMoveTypes =
 
 constexpr uint64_t kHostInput1 = uint64_t{1} << 1;
 
+bool movable(int32_t dtype) { return dtype > 0 && dtype < 64 && (kMoveTypes & (uint64_t{1} << dtype)) != 0; }
+
 // ---- creation checks --------------------------------------------------------------
 
 // Input i must be a tensor of a type the kernels move.
 Status check_data_input(const KernelCreateInfo& info, int i) {
   TensorRef t;
   if (!info.input_type(i, t)) return info.unsupported("input " + std::to_string(i) + " is not a tensor");
-  if (t.t.dtype == static_cast<int32_t>(DataType::kString) || dtype_size(t.t.dtype) == 0)
+  if (!movable(t.t.dtype))
     return info.unsupported(std::string("element type ") + dtype_name(t.t.dtype) +
                             " is not handled by the CUDA data movement kernels");
   return ok_status();
@@ -110,8 +112,8 @@ class DataMovementKernel : public CudaKernel {
 
 // Element e of a host int32/int64 tensor.
 int64_t host_int(const TensorRef& t, int64_t e) {
-  if (t.dtype() == DataType::kInt32) return t.data_as<const int32_t>()[e];
-  return t.data_as<const int64_t>()[e];
+  if (t.dtype() == DataType::kInt32) return t.data<const int32_t>()[e];
+  return t.data<const int64_t>()[e];
 }
 
 // Calls f.template operator()<W>() with W an unsigned type of `bytes`
@@ -317,7 +319,7 @@ class ReshapeKernel final : public DataMovementKernel {
     SY_SDK_RETURN_IF_ERROR(required(ctx, 1, shape));
     SY_SDK_RETURN_IF_ERROR(host_ints(*shape, 1, "shape", false));
     const int64_t n = shape->num_elements();
-    const int64_t* req = shape->data_as<const int64_t>();
+    const int64_t* req = shape->data<const int64_t>();
     int64_t dims[kMaxRank] = {};
     const std::string error =
         n > kMaxRank ? "the requested rank " + std::to_string(n) + " is above " + std::to_string(kMaxRank)
@@ -395,7 +397,7 @@ class SqueezeKernel final : public DataMovementKernel {
       if (const TensorRef* t = ctx.input(1)) {
         SY_SDK_RETURN_IF_ERROR(host_ints(*t, 1, "axes", false));
         given = true;
-        axes = t->data_as<const int64_t>();
+        axes = t->data<const int64_t>();
         n = t->num_elements();
       }
     } else if (axes_.has_attr()) {
@@ -438,7 +440,7 @@ class UnsqueezeKernel final : public DataMovementKernel {
       const TensorRef* t = nullptr;
       SY_SDK_RETURN_IF_ERROR(required(ctx, 1, t));
       SY_SDK_RETURN_IF_ERROR(host_ints(*t, 1, "axes", false));
-      axes = t->data_as<const int64_t>();
+      axes = t->data<const int64_t>();
       n = t->num_elements();
     }
     int64_t dims[kMaxRank];
@@ -631,7 +633,7 @@ class SplitKernel final : public DataMovementKernel {
       if (const TensorRef* t = ctx.input(1)) {
         SY_SDK_RETURN_IF_ERROR(host_ints(*t, 1, "split", false));
         explicit_split = true;
-        split = t->data_as<const int64_t>();
+        split = t->data<const int64_t>();
         count = t->num_elements();
       }
     } else if (has_split_attr_) {
@@ -846,11 +848,11 @@ class GatherKernel final : public DataMovementKernel {
       if (index32) {
         gather_kernel<W, int32_t><<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(
             static_cast<W*>(out.data()), static_cast<const W*>(data->data()),
-            indices->data_as<const int32_t>(), n, m, wide_inner, dim);
+            indices->data<const int32_t>(), n, m, wide_inner, dim);
       } else {
         gather_kernel<W, int64_t><<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(
             static_cast<W*>(out.data()), static_cast<const W*>(data->data()),
-            indices->data_as<const int64_t>(), n, m, wide_inner, dim);
+            indices->data<const int64_t>(), n, m, wide_inner, dim);
       }
       return check_launch("gather_kernel");
     });
@@ -875,7 +877,7 @@ class ExpandKernel final : public DataMovementKernel {
     SY_SDK_RETURN_IF_ERROR(required(ctx, 1, shape));
     SY_SDK_RETURN_IF_ERROR(host_ints(*shape, 1, "shape", false));
     const int64_t n = shape->num_elements();
-    const int64_t* req = shape->data_as<const int64_t>();
+    const int64_t* req = shape->data<const int64_t>();
     int64_t dims[kMaxRank];
     int rank = 0;
     StridedPlan plan;
@@ -899,7 +901,7 @@ class TileKernel final : public DataMovementKernel {
     SY_SDK_RETURN_IF_ERROR(required(ctx, 0, in));
     SY_SDK_RETURN_IF_ERROR(required(ctx, 1, repeats));
     SY_SDK_RETURN_IF_ERROR(host_ints(*repeats, 1, "repeats", false));
-    const int64_t* rep = repeats->data_as<const int64_t>();
+    const int64_t* rep = repeats->data<const int64_t>();
     if (repeats->num_elements() != in->rank())
       return fail("repeats " + ints_string(rep, repeats->num_elements()) + " must have one entry per dim of input " +
                   in->describe());
@@ -924,7 +926,7 @@ class ConstantOfShapeKernel final : public DataMovementKernel {
     SY_SDK_RETURN_IF_ERROR(required(ctx, 0, shape));
     SY_SDK_RETURN_IF_ERROR(host_ints(*shape, 0, "input", false));
     const int64_t r = shape->num_elements();
-    const int64_t* req = shape->data_as<const int64_t>();
+    const int64_t* req = shape->data<const int64_t>();
     if (r > kMaxRank) return fail("the output rank " + std::to_string(r) + " is above " + std::to_string(kMaxRank));
     for (int64_t k = 0; k < r; ++k)
       if (req[k] < 0) return fail("shape " + ints_string(req, r) + " has a negative dimension");
@@ -953,7 +955,7 @@ class ConstantOfShapeKernel final : public DataMovementKernel {
       return info.error("attribute 'value' must be a one-element tensor, got " + value.describe());
     if (value.dtype() == DataType::kString) return info.error("attribute 'value' must be numeric or bool, got string");
     const size_t esize = dtype_size(value.t.dtype);
-    if (esize == 0)
+    if (!movable(value.t.dtype))
       return info.unsupported(std::string("value of type ") + dtype_name(value.t.dtype) +
                               " is not handled by the CUDA data movement kernels");
     dtype_ = value.t.dtype;
@@ -984,7 +986,7 @@ class TriluKernel final : public DataMovementKernel {
     if (const TensorRef* kt = ctx.input(1)) {
       if (kt->dtype() != DataType::kInt64 || kt->num_elements() != 1)
         return fail("input 1 (k) must be an int64 scalar, got " + kt->describe());
-      k = kt->data_as<const int64_t>()[0];
+      k = kt->data<const int64_t>()[0];
     }
     TensorRef out;
     SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, in->t.dtype, r, in->dims(), out));
@@ -1010,26 +1012,26 @@ class TriluKernel final : public DataMovementKernel {
 // Rows start at the version a model of opset 7 resolves to; attributes that
 // became host inputs get their own rows.
 const CudaKernelDef kDataMovementDefs[] = {
-    {"", "Reshape", 5, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<ReshapeKernel>},
-    {"", "Flatten", 1, kLatest, 0, kMoveTypes, 0, &make_cuda_kernel<FlattenKernel>},
-    {"", "Squeeze", 1, 12, 0, kMoveTypes, 0, &make_cuda_kernel<SqueezeKernel>},
-    {"", "Squeeze", 13, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<SqueezeKernel>},
-    {"", "Unsqueeze", 1, 12, 0, kMoveTypes, 0, &make_cuda_kernel<UnsqueezeKernel>},
-    {"", "Unsqueeze", 13, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<UnsqueezeKernel>},
-    {"", "Identity", 1, kLatest, 0, kMoveTypes, 0, &make_cuda_kernel<IdentityKernel>},
-    {"", "Transpose", 1, kLatest, 0, kMoveTypes, 0, &make_cuda_kernel<TransposeKernel>},
-    {"", "Concat", 4, kLatest, 0, kMoveTypes, 0, &make_cuda_kernel<ConcatKernel>},
-    {"", "Split", 2, 12, 0, kMoveTypes, 0, &make_cuda_kernel<SplitKernel>},
-    {"", "Split", 13, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<SplitKernel>},
-    {"", "Slice", 1, 9, 0, kMoveTypes, 0, &make_cuda_kernel<SliceKernel>},
+    {"", "Reshape", 5, kLatest, 0, kMoveTypes, kHostInput1, &make_kernel<ReshapeKernel>},
+    {"", "Flatten", 1, kLatest, 0, kMoveTypes, 0, &make_kernel<FlattenKernel>},
+    {"", "Squeeze", 1, 12, 0, kMoveTypes, 0, &make_kernel<SqueezeKernel>},
+    {"", "Squeeze", 13, kLatest, 0, kMoveTypes, kHostInput1, &make_kernel<SqueezeKernel>},
+    {"", "Unsqueeze", 1, 12, 0, kMoveTypes, 0, &make_kernel<UnsqueezeKernel>},
+    {"", "Unsqueeze", 13, kLatest, 0, kMoveTypes, kHostInput1, &make_kernel<UnsqueezeKernel>},
+    {"", "Identity", 1, kLatest, 0, kMoveTypes, 0, &make_kernel<IdentityKernel>},
+    {"", "Transpose", 1, kLatest, 0, kMoveTypes, 0, &make_kernel<TransposeKernel>},
+    {"", "Concat", 4, kLatest, 0, kMoveTypes, 0, &make_kernel<ConcatKernel>},
+    {"", "Split", 2, 12, 0, kMoveTypes, 0, &make_kernel<SplitKernel>},
+    {"", "Split", 13, kLatest, 0, kMoveTypes, kHostInput1, &make_kernel<SplitKernel>},
+    {"", "Slice", 1, 9, 0, kMoveTypes, 0, &make_kernel<SliceKernel>},
     // starts, ends, axes, steps
-    {"", "Slice", 10, kLatest, 0, kMoveTypes, 0x1e, &make_cuda_kernel<SliceKernel>},
-    {"", "Gather", 1, kLatest, 0, kMoveTypes, 0, &make_cuda_kernel<GatherKernel>},
-    {"", "Expand", 8, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<ExpandKernel>},
+    {"", "Slice", 10, kLatest, 0, kMoveTypes, 0x1e, &make_kernel<SliceKernel>},
+    {"", "Gather", 1, kLatest, 0, kMoveTypes, 0, &make_kernel<GatherKernel>},
+    {"", "Expand", 8, kLatest, 0, kMoveTypes, kHostInput1, &make_kernel<ExpandKernel>},
     // Input 0 is the shape; the output type comes from the 'value' attribute.
-    {"", "ConstantOfShape", 9, kLatest, 0, type_bit(DataType::kInt64), 1, &make_cuda_kernel<ConstantOfShapeKernel>},
-    {"", "Trilu", 14, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<TriluKernel>},
-    {"", "Tile", 6, kLatest, 0, kMoveTypes, kHostInput1, &make_cuda_kernel<TileKernel>},
+    {"", "ConstantOfShape", 9, kLatest, 0, type_bit(DataType::kInt64), 1, &make_kernel<ConstantOfShapeKernel>},
+    {"", "Trilu", 14, kLatest, 0, kMoveTypes, kHostInput1, &make_kernel<TriluKernel>},
+    {"", "Tile", 6, kLatest, 0, kMoveTypes, kHostInput1, &make_kernel<TileKernel>},
 };
 
 }  // namespace

@@ -315,7 +315,7 @@ class UnaryKernel final : public CudaKernel {
     if (n == 0) return ok_status();
     visit_type(Types{}, x->t.dtype, [&]<typename T>() {
       unary_kernel<T, Op>
-          <<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(x->data_as<const T>(), y.data_as<T>(), n, op_);
+          <<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(x->data<const T>(), y.data<T>(), n, op_);
     });
     return check_launch(Op::kName);
   }
@@ -345,7 +345,7 @@ __global__ void clip_kernel(const T* x, T* y, int64_t n, float lo, float hi, con
 
 // One float element of a host tensor of a float type; false for others.
 bool host_float_value(const TensorRef& t, float& value) {
-  return dispatch_float_type(t.t.dtype, [&]<typename T>() { value = to_float(*t.data_as<const T>()); });
+  return dispatch_float_type(t.t.dtype, [&]<typename T>() { value = to_float(*t.data<const T>()); });
 }
 
 // Opset 6-10: bounds in the attributes min and max. Opset 11 on: optional
@@ -413,7 +413,7 @@ class ClipKernel final : public CudaKernel {
     const int64_t n = x->num_elements();
     if (n == 0) return ok_status();
     dispatch_float_type(x->t.dtype, [&]<typename T>() {
-      clip_kernel<T><<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(x->data_as<const T>(), y.data_as<T>(), n, lo_,
+      clip_kernel<T><<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(x->data<const T>(), y.data<T>(), n, lo_,
                                                                           hi_, static_cast<const T*>(bound[0]),
                                                                           static_cast<const T*>(bound[1]));
     });
@@ -661,7 +661,7 @@ class BinaryKernel final : public CudaKernel {
     const BroadcastShape s = binary_shape(a->rank(), a->dims(), b->rank(), b->dims(), out_rank, out_dims);
     visit_type(Types{}, a->t.dtype, [&]<typename T>() {
       using TO = std::conditional_t<kBoolOut, bool, T>;
-      launch_binary(ctx.stream(), s, n, a->data_as<const T>(), b->data_as<const T>(), y.data_as<TO>(), Op{});
+      launch_binary(ctx.stream(), s, n, a->data<const T>(), b->data<const T>(), y.data<TO>(), Op{});
     });
     return check_launch(Op::kName);
   }
@@ -698,7 +698,7 @@ class PowKernel final : public CudaKernel {
     const BroadcastShape s = binary_shape(a->rank(), a->dims(), b->rank(), b->dims(), out_rank, out_dims);
     visit_type(FloatTypes{}, a->t.dtype, [&]<typename T>() {
       visit_type(PowExponentTypes{}, b->t.dtype, [&]<typename E>() {
-        launch_binary(ctx.stream(), s, n, a->data_as<const T>(), b->data_as<const E>(), y.data_as<T>(), PowOp{});
+        launch_binary(ctx.stream(), s, n, a->data<const T>(), b->data<const E>(), y.data<T>(), PowOp{});
       });
     });
     return check_launch("Pow");
@@ -746,13 +746,13 @@ class VariadicKernel final : public CudaKernel {
     const BroadcastShape first =
         binary_shape(inputs[0]->rank(), inputs[0]->dims(), second->rank(), second->dims(), out_rank, out_dims);
     visit_type(NumericTypes{}, dtype, [&]<typename T>() {
-      launch_binary(ctx.stream(), first, n, inputs[0]->data_as<const T>(), second->data_as<const T>(), y.data_as<T>(),
+      launch_binary(ctx.stream(), first, n, inputs[0]->data<const T>(), second->data<const T>(), y.data<T>(),
                     Op{});
       for (int k = 2; k < count; ++k) {
         const BroadcastShape s =
             binary_shape(out_rank, out_dims, inputs[k]->rank(), inputs[k]->dims(), out_rank, out_dims);
-        launch_binary(ctx.stream(), s, n, static_cast<const T*>(y.data_as<T>()), inputs[k]->data_as<const T>(),
-                      y.data_as<T>(), Op{});
+        launch_binary(ctx.stream(), s, n, static_cast<const T*>(y.data<T>()), inputs[k]->data<const T>(),
+                      y.data<T>(), Op{});
       }
     });
     return check_launch(Op::kName);
@@ -948,7 +948,7 @@ class CastKernel final : public CudaKernel {
     visit_type(CastTypes{}, x->t.dtype, [&]<typename From>() {
       visit_type(CastTypes{}, to_, [&]<typename To>() {
         cast_kernel<From, To>
-            <<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(x->data_as<const From>(), y.data_as<To>(), n);
+            <<<grid_size(n), kThreadsPerBlock, 0, ctx.stream()>>>(x->data<const From>(), y.data<To>(), n);
       });
     });
     return check_launch("Cast");
@@ -965,12 +965,12 @@ class CastKernel final : public CudaKernel {
 
 template <typename Op, typename Types>
 constexpr CudaKernelDef unary_row(const char* op, int since) {
-  return {"", op, since, kLatest, 0, type_mask(Types{}), 0, &make_cuda_kernel<UnaryKernel<Op, Types>>};
+  return {"", op, since, kLatest, 0, type_mask(Types{}), 0, &make_kernel<UnaryKernel<Op, Types>>};
 }
 
 template <typename Op, typename Types, bool kBoolOut>
 constexpr CudaKernelDef binary_row(const char* op, int since) {
-  return {"", op, since, kLatest, 0, type_mask(Types{}), 0, &make_cuda_kernel<BinaryKernel<Op, Types, kBoolOut>>};
+  return {"", op, since, kLatest, 0, type_mask(Types{}), 0, &make_kernel<BinaryKernel<Op, Types, kBoolOut>>};
 }
 
 using SignedNumericTypes = NumericTypes;  // Neg and Abs: the float types, int32, int64
@@ -998,17 +998,17 @@ const CudaKernelDef kElementwiseDefs[] = {
     unary_row<NotOp, BoolTypes>("Not", 1),
     // Clip-6 reads attributes min/max; from Clip-11 they are inputs 1 and 2,
     // on the device unless constant (ClipKernel picks by version).
-    {"", "Clip", 6, 10, 0, type_mask(FloatTypes{}), 0, &make_cuda_kernel<ClipKernel>},
-    {"", "Clip", 11, kLatest, 0, type_mask(FloatTypes{}), 0, &make_cuda_kernel<ClipKernel>},
+    {"", "Clip", 6, 10, 0, type_mask(FloatTypes{}), 0, &make_kernel<ClipKernel>},
+    {"", "Clip", 11, kLatest, 0, type_mask(FloatTypes{}), 0, &make_kernel<ClipKernel>},
     // Binary, broadcasting (Add-7 dropped the old broadcast/axis attributes).
     binary_row<AddOp, NumericTypes, false>("Add", 7),
     binary_row<SubOp, NumericTypes, false>("Sub", 7),
     binary_row<MulOp, NumericTypes, false>("Mul", 7),
     binary_row<DivOp, NumericTypes, false>("Div", 7),
-    {"", "Pow", 7, kLatest, 0, type_mask(FloatTypes{}), 0, &make_cuda_kernel<PowKernel>},
+    {"", "Pow", 7, kLatest, 0, type_mask(FloatTypes{}), 0, &make_kernel<PowKernel>},
     // Max-6 / Min-6 wanted equal shapes; broadcasting (Max-8 on) covers that.
-    {"", "Max", 6, kLatest, 0, type_mask(NumericTypes{}), 0, &make_cuda_kernel<VariadicKernel<MaxOp>>},
-    {"", "Min", 6, kLatest, 0, type_mask(NumericTypes{}), 0, &make_cuda_kernel<VariadicKernel<MinOp>>},
+    {"", "Max", 6, kLatest, 0, type_mask(NumericTypes{}), 0, &make_kernel<VariadicKernel<MaxOp>>},
+    {"", "Min", 6, kLatest, 0, type_mask(NumericTypes{}), 0, &make_kernel<VariadicKernel<MinOp>>},
     binary_row<EqualOp, EqualTypes, true>("Equal", 7),
     binary_row<LessOp, NumericTypes, true>("Less", 7),
     binary_row<GreaterOp, NumericTypes, true>("Greater", 7),
@@ -1018,8 +1018,8 @@ const CudaKernelDef kElementwiseDefs[] = {
     binary_row<OrOp, BoolTypes, true>("Or", 7),
     binary_row<XorOp, BoolTypes, true>("Xor", 7),
     // Where: the type constraint is on X (input 1).
-    {"", "Where", 9, kLatest, 1, type_mask(WhereTypes{}), 0, &make_cuda_kernel<WhereKernel>},
-    {"", "Cast", 6, kLatest, 0, type_mask(CastTypes{}), 0, &make_cuda_kernel<CastKernel>},
+    {"", "Where", 9, kLatest, 1, type_mask(WhereTypes{}), 0, &make_kernel<WhereKernel>},
+    {"", "Cast", 6, kLatest, 0, type_mask(CastTypes{}), 0, &make_kernel<CastKernel>},
 };
 
 }  // namespace

@@ -180,7 +180,7 @@ class GemmKernel final : public CudaKernel {
         return runtime_error("Gemm: C " + c->describe() + " does not broadcast to [" + std::to_string(m) + "," +
                              std::to_string(n) + "]");
       dispatch_float_type(dtype_, [&]<typename T>() {
-        broadcast_c_kernel<T><<<grid_size(m * n), kThreadsPerBlock, 0, ctx.stream()>>>(y.data_as<T>(), c->data_as<const T>(),
+        broadcast_c_kernel<T><<<grid_size(m * n), kThreadsPerBlock, 0, ctx.stream()>>>(y.data<T>(), c->data<const T>(),
                                                                                       m, n, rows, cols);
       });
       SY_SDK_RETURN_IF_ERROR(check_launch("Gemm C broadcast"));
@@ -198,8 +198,8 @@ class GemmKernel final : public CudaKernel {
 };
 
 const CudaKernelDef kMatMulDefs[] = {
-    {"", "MatMul", 1, kLatest, 0, kFloatTypes, 0, make_cuda_kernel<MatMulKernel>},
-    {"", "Gemm", 7, kLatest, 0, kFloatTypes, 0, make_cuda_kernel<GemmKernel>},
+    {"", "MatMul", 1, kLatest, 0, kFloatTypes, 0, make_kernel<MatMulKernel>},
+    {"", "Gemm", 7, kLatest, 0, kFloatTypes, 0, make_kernel<GemmKernel>},
 };
 
 }  // namespace

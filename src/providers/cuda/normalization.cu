@@ -127,8 +127,8 @@ class SoftmaxKernel final : public CudaKernel {
     if (x->num_elements() == 0) return ok_status();
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
-      const T* xd = x->data_as<const T>();
-      T* yd = y.data_as<T>();
+      const T* xd = x->data<const T>();
+      T* yd = y.data<T>();
       if (inner == 1 && n > kThreadRowMax) {
         const RowLaunch l = row_launch(outer, n);
         if (l.block) {
@@ -296,11 +296,11 @@ class LayerNormKernel final : public CudaKernel {
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
       RowAffine<T> p;
-      p.scale = scale->data_as<const T>();
+      p.scale = scale->data<const T>();
       p.scale_scalar = scale->num_elements() == 1;
-      p.bias = bias != nullptr ? bias->data_as<const T>() : nullptr;
+      p.bias = bias != nullptr ? bias->data<const T>() : nullptr;
       p.bias_scalar = bias != nullptr && bias->num_elements() == 1;
-      status = launch_norm_rows<T>(ctx.stream(), x->data_as<const T>(), y.data_as<T>(), rows, n, epsilon_, p,
+      status = launch_norm_rows<T>(ctx.stream(), x->data<const T>(), y.data<T>(), rows, n, epsilon_, p,
           stats[0], stats[1], stash_);
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
@@ -346,10 +346,10 @@ class InstanceNormKernel final : public CudaKernel {
     Status status;
     const bool handled = dispatch_float_type(x.t.dtype, [&]<typename T>() {
       RowAffine<T> p;
-      p.scale = scale.data_as<const T>();
-      p.bias = bias.data_as<const T>();
+      p.scale = scale.data<const T>();
+      p.bias = bias.data<const T>();
       p.channels = channels;
-      status = launch_norm_rows<T>(ctx.stream(), x.data_as<const T>(), y.data_as<T>(), x.dim(0) * channels,
+      status = launch_norm_rows<T>(ctx.stream(), x.data<const T>(), y.data<T>(), x.dim(0) * channels,
           spatial, epsilon_, p, nullptr, nullptr, 0);
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x.describe());
@@ -467,7 +467,7 @@ class BatchNormKernel final : public CudaKernel {
     Status status;
     const bool handled = dispatch_float_type(x.t.dtype, [&]<typename T>() {
       batch_norm_kernel<T><<<grid_size(total), kThreadsPerBlock, 0, ctx.stream()>>>(
-          x.data_as<const T>(), y.data_as<T>(), total, spatial, channels, params[0], params[1], params[2], params[3],
+          x.data<const T>(), y.data<T>(), total, spatial, channels, params[0], params[1], params[2], params[3],
           epsilon_);
       status = check_launch("batch_norm_kernel");
     });
@@ -483,11 +483,11 @@ class BatchNormKernel final : public CudaKernel {
 // Softmax-1 and -11 are the coerced-to-2-D forms; the kernel reads the
 // version. BatchNormalization from 7 (6 has the is_test attribute).
 constexpr CudaKernelDef kNormalizationDefs[] = {
-    {"", "Softmax", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<SoftmaxKernel<false>>},
-    {"", "LogSoftmax", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<SoftmaxKernel<true>>},
-    {"", "LayerNormalization", 17, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<LayerNormKernel>},
-    {"", "InstanceNormalization", 6, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<InstanceNormKernel>},
-    {"", "BatchNormalization", 7, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<BatchNormKernel>},
+    {"", "Softmax", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<SoftmaxKernel<false>>},
+    {"", "LogSoftmax", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<SoftmaxKernel<true>>},
+    {"", "LayerNormalization", 17, kLatest, 0, kFloatTypes, 0, &make_kernel<LayerNormKernel>},
+    {"", "InstanceNormalization", 6, kLatest, 0, kFloatTypes, 0, &make_kernel<InstanceNormKernel>},
+    {"", "BatchNormalization", 7, kLatest, 0, kFloatTypes, 0, &make_kernel<BatchNormKernel>},
 };
 
 }  // namespace

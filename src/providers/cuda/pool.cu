@@ -144,7 +144,7 @@ class PoolKernel final : public CudaKernel {
     if (kMax && ctx.num_outputs() > 1 && ctx.output_requested(1)) {
       TensorRef ind;
       SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(1, static_cast<int32_t>(DataType::kInt64), x->rank(), out_dims, ind));
-      indices = ind.data_as<int64_t>();
+      indices = ind.data<int64_t>();
     }
     const int64_t planes = x->dim(0) * x->dim(1);
     const int64_t total = planes * g.out_size();
@@ -152,7 +152,7 @@ class PoolKernel final : public CudaKernel {
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
       pool_kernel<T, kMax><<<grid_size(total), kThreadsPerBlock, 0, ctx.stream()>>>(
-          x->data_as<const T>(), y.data_as<T>(), indices, g, planes, count_include_pad_, column_major_,
+          x->data<const T>(), y.data<T>(), indices, g, planes, count_include_pad_, column_major_,
           lowest_value<T>());
       status = check_launch(kMax ? "max_pool_kernel" : "average_pool_kernel");
     });
@@ -214,8 +214,8 @@ class GlobalPoolKernel final : public CudaKernel {
       return cuda_status(cudaMemsetAsync(y.data(), 0, y.byte_size(), ctx.stream()), "global pool of empty planes");
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
-      const T* xd = x->data_as<const T>();
-      T* yd = y.data_as<T>();
+      const T* xd = x->data<const T>();
+      T* yd = y.data<T>();
       if (spatial <= 1024) {
         global_pool_kernel<T, kMax, false><<<grid_size(planes, 8), 256, 0, ctx.stream()>>>(xd, yd, planes, spatial);
       } else {
@@ -235,10 +235,10 @@ class GlobalPoolKernel final : public CudaKernel {
 // and Indices at 8, ceil_mode at 10, dilations for AveragePool at 19) or
 // types, which the kernels read when present.
 constexpr CudaKernelDef kPoolDefs[] = {
-    {"", "MaxPool", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<PoolKernel<true>>},
-    {"", "AveragePool", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<PoolKernel<false>>},
-    {"", "GlobalAveragePool", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<GlobalPoolKernel<false>>},
-    {"", "GlobalMaxPool", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<GlobalPoolKernel<true>>},
+    {"", "MaxPool", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<PoolKernel<true>>},
+    {"", "AveragePool", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<PoolKernel<false>>},
+    {"", "GlobalAveragePool", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<GlobalPoolKernel<false>>},
+    {"", "GlobalMaxPool", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<GlobalPoolKernel<true>>},
 };
 
 }  // namespace

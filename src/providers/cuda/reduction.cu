@@ -230,7 +230,7 @@ class ReduceKernel final : public CudaKernel {
         if (t->dtype() != DataType::kInt64)
           return invalid_argument(name_ + ": axes must be int64, got " + t->describe());
         if (t->rank() > 1) return invalid_argument(name_ + ": axes must be 1-D, got " + t->describe());
-        axes = t->data_as<const int64_t>();
+        axes = t->data<const int64_t>();
         count = t->num_elements();
       }
     }
@@ -263,7 +263,7 @@ class ReduceKernel final : public CudaKernel {
     const ReducePlan plan = normpool::make_reduce_plan(rank, x->dims(), reduced);
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
-      status = launch_reduce<Op, T>(ctx, x->data_as<const T>(), y.data_as<T>(), plan);
+      status = launch_reduce<Op, T>(ctx, x->data<const T>(), y.data<T>(), plan);
     });
     if (!handled) return invalid_argument(name_ + ": unsupported input type " + x->describe());
     return status;
@@ -344,10 +344,10 @@ class ArgKernel final : public CudaKernel {
     TensorRef y;
     SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, static_cast<int32_t>(DataType::kInt64), out_rank, out_dims, y));
     if (outer * inner == 0) return ok_status();
-    int64_t* yd = y.data_as<int64_t>();
+    int64_t* yd = y.data<int64_t>();
     Status status;
     const bool handled = dispatch_float_type(x->t.dtype, [&]<typename T>() {
-      const T* xd = x->data_as<const T>();
+      const T* xd = x->data<const T>();
       if (inner == 1 && n > kThreadReduceMax) {
         if (n > 4096) {
           arg_rows_kernel<T, true><<<grid_size(outer, 1), 256, 0, ctx.stream()>>>(xd, yd, outer, n, kMax, last_);
@@ -380,11 +380,11 @@ constexpr uint64_t kAxesInput = uint64_t{1} << 1;
 // input 1 lives on the host.
 template <typename Op>
 constexpr CudaKernelDef attr_row(const char* op, int end) {
-  return {"", op, 1, end, 0, kFloatTypes, 0, &make_cuda_kernel<ReduceKernel<Op, false>>};
+  return {"", op, 1, end, 0, kFloatTypes, 0, &make_kernel<ReduceKernel<Op, false>>};
 }
 template <typename Op>
 constexpr CudaKernelDef input_row(const char* op, int since) {
-  return {"", op, since, kLatest, 0, kFloatTypes, kAxesInput, &make_cuda_kernel<ReduceKernel<Op, true>>};
+  return {"", op, since, kLatest, 0, kFloatTypes, kAxesInput, &make_kernel<ReduceKernel<Op, true>>};
 }
 
 constexpr CudaKernelDef kReductionDefs[] = {
@@ -408,8 +408,8 @@ constexpr CudaKernelDef kReductionDefs[] = {
     input_row<LogSumExpOp>("ReduceLogSumExp", 18),
     attr_row<SumSquareOp>("ReduceSumSquare", 17),
     input_row<SumSquareOp>("ReduceSumSquare", 18),
-    {"", "ArgMax", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<ArgKernel<true>>},
-    {"", "ArgMin", 1, kLatest, 0, kFloatTypes, 0, &make_cuda_kernel<ArgKernel<false>>},
+    {"", "ArgMax", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<ArgKernel<true>>},
+    {"", "ArgMin", 1, kLatest, 0, kFloatTypes, 0, &make_kernel<ArgKernel<false>>},
 };
 
 }  // namespace
