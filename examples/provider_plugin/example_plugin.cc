@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "switchyard/provider_sdk/plugin.h"
@@ -52,31 +53,53 @@ class ReluKernel final : public sdk::Kernel {
   }
 };
 
-// c = op(a, b) for two inputs of one shape, known when the node is
-// claimed; a node that broadcasts is declined at creation and goes to the
-// next provider with the reason.
+// c = op(a, b) for two inputs of one shape. Their ranks must match when
+// the node is claimed, and each dimension known on both sides must agree;
+// a node that broadcasts is declined at creation and goes to the next
+// provider with the reason. Dimensions known only at run time are checked
+// by the prepare phase, once per shape: its state holds the element count
+// run() loops over.
 template <typename Op>
 class BinaryKernel final : public sdk::Kernel {
  public:
   BinaryKernel(const sdk::NodeInfo& info, Status& status) {
     sdk::TensorView a, b;
-    if (!info.input_type(0, a) || !info.input_type(1, b) || a.num_elements() < 0 || a.describe() != b.describe())
-      status = info.unsupported("the example plugin takes two inputs of one known shape (no broadcasting)");
+    bool same = info.input_type(0, a) && info.input_type(1, b) && a.rank() >= 0 && a.rank() == b.rank();
+    for (int d = 0; same && d < a.rank(); ++d) same = a.dim(d) < 0 || b.dim(d) < 0 || a.dim(d) == b.dim(d);
+    if (!same) status = info.unsupported("the example plugin takes two inputs of one shape (no broadcasting)");
+  }
+
+  struct Prepared final : sdk::KernelState {
+    int64_t count = 0;
+  };
+
+  bool prepares() const override { return true; }
+
+  Status prepare(sdk::RunContext& ctx, std::unique_ptr<sdk::KernelState>& state) const override {
+    const sdk::TensorView* a = ctx.input(0);
+    const sdk::TensorView* b = ctx.input(1);
+    if (a == nullptr || b == nullptr || a->describe() != b->describe())
+      return sdk::runtime_error("inputs " + (a ? a->describe() : std::string("none")) + " and " +
+                                (b ? b->describe() : std::string("none")) + " differ in shape");
+    auto made = std::make_unique<Prepared>();
+    made->count = a->num_elements();
+    state = std::move(made);
+    return sdk::ok_status();
   }
 
   Status run(sdk::RunContext& ctx) const override {
+    const Prepared* prepared = ctx.state<Prepared>();
+    if (prepared == nullptr) return sdk::runtime_error("run without its prepare phase");
     const sdk::TensorView* a = nullptr;
     const sdk::TensorView* b = nullptr;
     SY_SDK_RETURN_IF_ERROR(device_input(ctx, 0, a));
     SY_SDK_RETURN_IF_ERROR(device_input(ctx, 1, b));
-    if (a->num_elements() != b->num_elements())
-      return sdk::runtime_error("inputs " + a->describe() + " and " + b->describe() + " differ in shape");
     sdk::TensorView c;
     SY_SDK_RETURN_IF_ERROR(ctx.allocate_output(0, a->t.dtype, a->rank(), a->dims(), c));
     const float* pa = a->data<const float>();
     const float* pb = b->data<const float>();
     float* out = c.data<float>();
-    for (int64_t i = 0; i < a->num_elements(); ++i) out[i] = Op{}(pa[i], pb[i]);
+    for (int64_t i = 0; i < prepared->count; ++i) out[i] = Op{}(pa[i], pb[i]);
     return sdk::ok_status();
   }
 };
@@ -171,6 +194,8 @@ const sy_provider_api kApi = {
     nullptr,  // compile: a kernel per node
     kOptions,
     nullptr,  // libraries: none opened at run time
+    Entries::kernel_prepare,
+    Entries::kernel_state_destroy,
 };
 
 }  // namespace

@@ -1,7 +1,10 @@
-// A provider's kernels, as the core's (src/providers/kernel.h) have two
+// A provider's kernels, as the core's (src/providers/kernel.h) have three
 // phases: a factory reads the node (NodeInfo) once, checks attributes and
-// may prepack constants; run() sees one run's tensors (RunContext), must
-// not allocate on the heap, and may be called from several threads at once,
+// may prepack constants; prepare(), for kernels that have one, runs when
+// the input shapes change (the ABI's kernel_prepare) and makes a
+// KernelState for those shapes, which the core keeps with the run's frame;
+// run() sees one run's tensors (RunContext) and that state, must not
+// allocate on the heap, and may be called from several threads at once,
 // hence const. Part of the provider SDK (see axis.h).
 //
 // Kernel and its factory are written against NodeInfo and RunContext. A
@@ -12,6 +15,7 @@
 
 #include <memory>
 
+#include "switchyard/provider_sdk/kernel_state.h"
 #include "switchyard/provider_sdk/node_info.h"
 #include "switchyard/provider_sdk/run_context.h"
 #include "switchyard/provider_sdk/status.h"
@@ -23,6 +27,16 @@ class BasicKernel {
  public:
   using RunContextType = Context;
   virtual ~BasicKernel() = default;
+  // Whether prepare() does anything; the glue skips it otherwise.
+  virtual bool prepares() const { return false; }
+  // The prepare phase: ctx holds the inputs (allocate_output and scratch
+  // fail). What it sets in `state` must follow from the inputs' shapes,
+  // not their values; it serves every later run with the same shapes.
+  virtual Status prepare(Context& ctx, std::unique_ptr<KernelState>& state) const {
+    (void)ctx;
+    state.reset();
+    return ok_status();
+  }
   virtual Status run(Context& ctx) const = 0;
 };
 

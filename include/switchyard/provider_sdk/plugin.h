@@ -9,7 +9,8 @@
 //     plugin's provider object, which claims nodes from its table (the
 //     SDK's lookup and reasons), creates their kernels and runs them;
 //   - KernelEntries<Provider>: the ABI entries supports, create_kernel,
-//     kernel_run and kernel_destroy for it, to put in sy_provider_api;
+//     kernel_run, kernel_destroy, kernel_prepare and kernel_state_destroy
+//     for it, to put in sy_provider_api;
 //   - report() and guarded(): for the plugin's other entries, a Status as
 //     the ABI's int and message, and no C++ exception across the ABI.
 //
@@ -116,6 +117,9 @@ class BasicKernelTableProvider : public sy_provider {
   // provider needs around every run: the CUDA provider makes its device
   // current).
   virtual Status run_kernel(const KernelType& kernel, sy_kernel_context* ctx) = 0;
+  // Its prepare phase, the same way.
+  virtual Status prepare_kernel(const KernelType& kernel, sy_kernel_context* ctx,
+                                std::unique_ptr<KernelState>& state) = 0;
 
  protected:
   // What the lookup and the factories see of a node.
@@ -153,6 +157,10 @@ class KernelTableProvider : public BasicKernelTableProvider<NodeInfo, RunContext
   Status run_kernel(const Kernel& kernel, sy_kernel_context* ctx) override {
     RunContext run_ctx(host(), ctx);
     return kernel.run(run_ctx);
+  }
+  Status prepare_kernel(const Kernel& kernel, sy_kernel_context* ctx, std::unique_ptr<KernelState>& state) override {
+    RunContext run_ctx(host(), ctx);
+    return kernel.prepare(run_ctx, state);
   }
 
  protected:
@@ -214,6 +222,25 @@ struct KernelEntries {
   }
 
   static void kernel_destroy(sy_provider*, sy_kernel* kernel) { delete kernel; }
+
+  // The prepare phase of kernels that have one; the state is the kernel's
+  // KernelState, handed back by ctx_state() and freed below.
+  static int kernel_prepare(sy_provider* p, sy_kernel* kernel, sy_kernel_context* ctx, void** state, char* error,
+                            size_t error_size) {
+    *state = nullptr;
+    Provider& provider = *static_cast<Provider*>(p);
+    const KernelType& k = *static_cast<KernelHandle<KernelType>*>(kernel)->kernel;
+    if (!k.prepares()) return SY_STATUS_OK;
+    return guarded(provider.name(), error, error_size, [&] {
+      std::unique_ptr<KernelState> made;
+      const Status st = provider.prepare_kernel(k, ctx, made);
+      if (!st.ok()) return report(st, error, error_size);
+      *state = made.release();
+      return 0;
+    });
+  }
+
+  static void kernel_state_destroy(sy_provider*, sy_kernel*, void* state) { delete static_cast<KernelState*>(state); }
 };
 
 }  // namespace sy::provider_sdk

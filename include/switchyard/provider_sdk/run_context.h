@@ -12,6 +12,7 @@
 #include <string>
 
 #include "switchyard/provider_abi.h"
+#include "switchyard/provider_sdk/kernel_state.h"
 #include "switchyard/provider_sdk/status.h"
 #include "switchyard/provider_sdk/tensor_view.h"
 
@@ -57,6 +58,15 @@ class RunContext {
   }
 
   const sy_host_api* host() const { return host_; }
+
+  // What the kernel's prepare() made for these inputs' shapes, as the
+  // kernel's own KernelState subclass S; nullptr when it made nothing or
+  // the core gave no prepare phase.
+  template <typename S>
+  const S* state() const {
+    if (host_->size < sizeof(sy_host_api) || host_->ctx_state == nullptr) return nullptr;
+    return static_cast<const S*>(static_cast<const KernelState*>(host_->ctx_state(ctx_)));
+  }
 
  protected:
   // The message when scratch memory runs out; a provider that knows why

@@ -4,8 +4,9 @@
 // The algorithm is chosen per input shape, as cudnn_conv_algo_search says:
 // EXHAUSTIVE times every algorithm on the real buffers, HEURISTIC asks
 // cuDNN's heuristics, DEFAULT takes implicit-precomputed GEMM. The choice is
-// kept in the kernel for the session and in ConvAlgoCache on disk, so a
-// second session on the same model, GPU and libraries does not search.
+// made in the kernel's prepare phase, kept by the core with the run's frame
+// until the shapes change, and in ConvAlgoCache on disk, so a second
+// session on the same model, GPU and libraries does not search.
 //
 // The same kernel runs FusedConv (com.switchyard, schema/fused.cc in the
 // core): Conv plus a residual input 3 (the optimizer's Conv+Add pass) and
@@ -15,11 +16,8 @@
 // FusedConv's channel-blocked layouts (NCHW16c, the CPU's) are declined:
 // cuDNN reads and writes NCHW here.
 #include <algorithm>
-#include <array>
 #include <cfloat>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,7 +57,9 @@ __global__ void bias_activation_kernel(T* y, const T* bias, const T* z, int64_t 
 
 // Per-shape state: descriptors and the chosen algorithm. Built on the
 // first run with a shape; later runs with it allocate nothing.
-struct ConvPlan {
+// cuDNN's descriptors and algorithm for one pair of X and W shapes: made by
+// the kernel's prepare phase, kept by the core with the run's frame.
+struct ConvPlan final : provider_sdk::KernelState {
   const CudnnApi* api = nullptr;
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
@@ -67,7 +67,7 @@ struct ConvPlan {
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
   size_t workspace = 0;
   std::vector<int64_t> y_dims;
-  ~ConvPlan() {
+  ~ConvPlan() override {
     if (api == nullptr) return;
     if (x) api->DestroyTensorDescriptor(x);
     if (y) api->DestroyTensorDescriptor(y);
@@ -114,31 +114,30 @@ class ConvKernel final : public CudaKernel {
     if (info.domain() == "com.switchyard") status = read_fused(info);
   }
 
-  Status run(KernelRunContext& ctx) const override {
+  bool prepares() const override { return true; }
+
+  // The descriptors and algorithm for these shapes (cuDNN's search, or the
+  // on-disk choice), once per change of shapes in a frame.
+  Status prepare(KernelRunContext& ctx, std::unique_ptr<provider_sdk::KernelState>& state) const override {
     const TensorRef* x = ctx.input(0);
     const TensorRef* w = ctx.input(1);
-    const TensorRef* b = ctx.input(2);
     if (x->rank() != w->rank() || x->rank() < 3 || x->rank() > 5)
       return runtime_error("Conv: X " + x->describe() + " and W " + w->describe() + " must have the same rank, 3 to 5");
     if (x->dim(1) != w->dim(1) * group_)
       return runtime_error("Conv: X has " + std::to_string(x->dim(1)) + " channels but W expects " +
                            std::to_string(w->dim(1) * group_) + " (group " + std::to_string(group_) + ")");
-    // The plan cache key, in a fixed array: run() allocates nothing.
-    PlanKey key;
-    key.fill(-1);
-    std::copy(x->dims(), x->dims() + x->rank(), key.begin());
-    std::copy(w->dims(), w->dims() + w->rank(), key.begin() + SY_MAX_RANK);
-    ConvPlan* plan = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = plans_.find(key);
-      if (it == plans_.end()) {
-        auto fresh = std::make_unique<ConvPlan>();
-        SY_SDK_RETURN_IF_ERROR(build_plan(ctx, *x, *w, *fresh));
-        it = plans_.emplace(key, std::move(fresh)).first;
-      }
-      plan = it->second.get();
-    }
+    auto plan = std::make_unique<ConvPlan>();
+    SY_SDK_RETURN_IF_ERROR(build_plan(ctx, *x, *w, *plan));
+    state = std::move(plan);
+    return ok_status();
+  }
+
+  Status run(KernelRunContext& ctx) const override {
+    const TensorRef* x = ctx.input(0);
+    const TensorRef* w = ctx.input(1);
+    const TensorRef* b = ctx.input(2);
+    const ConvPlan* plan = ctx.state<ConvPlan>();
+    if (plan == nullptr) return runtime_error("Conv: run without its prepare phase");
     TensorRef y;
     SY_SDK_RETURN_IF_ERROR(
         ctx.allocate_output(0, dtype_, static_cast<int>(plan->y_dims.size()), plan->y_dims.data(), y));
@@ -296,12 +295,23 @@ class ConvKernel final : public CudaKernel {
       if (!chosen) plan.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
     } else {
       // Times every algorithm on the real input and weights, writing into a
-      // throwaway output; the workspace it may use is the scratch limit.
+      // throwaway output in memory of its own (the prepare phase has no
+      // scratch), freed when the search is done; its workspace limit is the
+      // search's.
       constexpr size_t kSearchWorkspace = size_t{256} << 20;
       size_t y_bytes = dtype_size(dtype_);
       for (int64_t d : plan.y_dims) y_bytes *= static_cast<size_t>(d);
-      void* scratch = nullptr;
-      SY_SDK_RETURN_IF_ERROR(ctx.scratch(y_bytes + kSearchWorkspace, &scratch));
+      struct SearchMemory {
+        CudaProvider& p;
+        void* memory;
+        ~SearchMemory() {
+          if (memory != nullptr) p.deallocate(memory);
+        }
+      } search_memory{p, p.allocate(y_bytes + kSearchWorkspace)};
+      if (search_memory.memory == nullptr)
+        return out_of_memory("Conv: " + format_bytes(y_bytes + kSearchWorkspace) + " for cuDNN's algorithm search on " +
+                             p.device_name() + ": " + p.last_error());
+      void* scratch = search_memory.memory;
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
       int found = 0;
       SY_SDK_RETURN_IF_ERROR(p.cudnn_status(
@@ -361,10 +371,6 @@ class ConvKernel final : public CudaKernel {
   int activation_ = 0;  // 0 none, 1 Relu, 2 Clip
   bool residual_ = false;
   float lo_ = -FLT_MAX, hi_ = FLT_MAX;
-  mutable std::mutex mutex_;
-  // X dims then W dims, -1 padded.
-  using PlanKey = std::array<int64_t, 2 * SY_MAX_RANK>;
-  mutable std::map<PlanKey, std::unique_ptr<ConvPlan>> plans_;
 };
 
 const CudaKernelDef kConvDefs[] = {

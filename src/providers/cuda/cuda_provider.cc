@@ -275,6 +275,13 @@ Status CudaProvider::run_kernel(const CudaKernel& kernel, sy_kernel_context* ctx
   return kernel.run(run_ctx);
 }
 
+Status CudaProvider::prepare_kernel(const CudaKernel& kernel, sy_kernel_context* ctx,
+                                    std::unique_ptr<provider_sdk::KernelState>& state) {
+  cudaSetDevice(options_.device_id);
+  KernelRunContext run_ctx(host(), ctx, this);
+  return kernel.prepare(run_ctx, state);
+}
+
 std::string CudaProvider::describe() const {
   std::string s = "CUDA runtime " + cuda_version(runtime_version_) + " (linked statically); driver supports CUDA " +
                   (driver_version_ ? cuda_version(driver_version_) : std::string("none")) + "\n";

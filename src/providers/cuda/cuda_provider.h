@@ -57,6 +57,8 @@ class CudaProvider final : public provider_sdk::BasicKernelTableProvider<KernelC
   // Makes this provider's device current (several sessions may drive
   // several GPUs from one thread), then runs the kernel.
   Status run_kernel(const CudaKernel& kernel, sy_kernel_context* ctx) override;
+  Status prepare_kernel(const CudaKernel& kernel, sy_kernel_context* ctx,
+                        std::unique_ptr<provider_sdk::KernelState>& state) override;
   // Device, memory, driver and library facts, one per line.
   std::string describe() const;
 

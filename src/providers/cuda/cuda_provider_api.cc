@@ -120,6 +120,8 @@ const sy_provider_api kApi = {
     nullptr,  // compile: kernels per node
     nullptr,  // options and libraries: api_table() fills them in
     nullptr,
+    Entries::kernel_prepare,
+    Entries::kernel_state_destroy,
 };
 
 // kApi with the option and library lists, which live beside the code that
