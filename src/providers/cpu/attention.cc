@@ -1131,8 +1131,8 @@ class AttentionKernel final : public Kernel {
   // c[m x n] = alpha * a[m x k] * b[n x k]^T: scores from query and key rows.
   static void gemm_abt(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
                        int64_t ldb, float* c, int64_t ldc, void* ws) {
-    // The sizes follow the mask's key ranges: planned here, single-threaded.
-    sgemm(plan_sgemm_in_place(m, n, k), false, true, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc, nullptr, ws);
+    // The sizes follow the mask's key ranges: one task, planned here.
+    sgemm(plan_sgemm_one_task(m, n, k), false, true, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc, nullptr, ws);
   }
   static void gemm_abt(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* b,
                        int64_t ldb, double* c, int64_t ldc, void* /*ws*/) {
@@ -1144,7 +1144,7 @@ class AttentionKernel final : public Kernel {
   // probabilities and value rows.
   static void gemm_ab(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                       float beta, float* c, int64_t ldc, void* ws) {
-    sgemm(plan_sgemm_in_place(m, n, k), false, false, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc, nullptr, ws);
+    sgemm(plan_sgemm_one_task(m, n, k), false, false, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc, nullptr, ws);
   }
   static void gemm_ab(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b, int64_t ldb,
                       double beta, double* c, int64_t ldc, void* /*ws*/) {

@@ -443,7 +443,7 @@ TEST(SgemmTest, SingleThreadedBoundCoversSmallerCalls) {
             for (int64_t kk : {int64_t{1}, std::min<int64_t>(k, 768), k}) {
               ASSERT_LE(plan_sgemm(mm, nn, kk, nullptr).workspace_bytes, bound)
                   << mm << "x" << nn << "x" << kk << " under the bound of " << m << "x" << n << "x" << k;
-              ASSERT_LE(plan_sgemm_in_place(mm, nn, kk).workspace_bytes, bound);
+              ASSERT_LE(plan_sgemm_one_task(mm, nn, kk).workspace_bytes, bound);
             }
       }
 }

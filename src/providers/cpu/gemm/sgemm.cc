@@ -126,14 +126,14 @@ double task_cost(int64_t rows, int64_t cols, Prepacked packed) {
 // the same time), and the busiest lane sets the time. Tiles at the right
 // and bottom edges are smaller, which is what lets 5 tasks split well over
 // 2 threads. `lane_time` is scratch of at least p.lanes entries.
-double plan_cost(const Plan& p, int64_t M, int64_t N, Prepacked packed, double* lane_time) {
-  std::fill(lane_time, lane_time + p.lanes, 0.0);
+double plan_cost(const Plan& p, int64_t M, int64_t N, Prepacked packed, std::vector<double>& lane_time) {
+  std::fill(lane_time.begin(), lane_time.begin() + p.lanes, 0.0);
   for (int64_t t = 0; t < p.tasks(); ++t) {
     const int64_t rows = std::min(p.tile_m, M - t / p.tiles_n * p.tile_m);
     const int64_t cols = std::min(p.tile_n, N - t % p.tiles_n * p.tile_n);
     lane_time[static_cast<size_t>(t % p.lanes)] += task_cost(rows, cols, packed);
   }
-  return *std::max_element(lane_time, lane_time + p.lanes);
+  return *std::max_element(lane_time.begin(), lane_time.begin() + p.lanes);
 }
 
 Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed, bool rows_only) {
@@ -151,11 +151,7 @@ Plan search_plan(int64_t M, int64_t N, int64_t K, int threads, Prepacked packed,
   best.tile_m = M;
   best.tile_n = N;
   double best_cost = std::numeric_limits<double>::max();
-  // Allocation-free for up to 64 threads: single-threaded plans are made
-  // on the hot path (plan_sgemm_in_place).
-  double few_lanes[64];
-  std::vector<double> many_lanes(thread_count > 64 ? static_cast<size_t>(thread_count) : 0);
-  double* lane_time = thread_count > 64 ? many_lanes.data() : few_lanes;
+  std::vector<double> lane_time(static_cast<size_t>(thread_count));
   for (int64_t tm = 1; tm <= max_tasks; ++tm) {
     for (int64_t tn = 1; tm * tn <= max_tasks && (tn == 1 || !rows_only); ++tn) {
       Plan p;
@@ -725,16 +721,15 @@ GemmPlan plan_sgemm(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, boo
   return p;
 }
 
-GemmPlan plan_sgemm_in_place(int64_t M, int64_t N, int64_t K) {
+GemmPlan plan_sgemm_one_task(int64_t M, int64_t N, int64_t K) {
   GemmPlan p;
   p.M = M;
   p.N = N;
   p.K = K;
   p.workspace_bytes = 64;
   if (M <= 0 || N <= 0) return p;
-  p.a_in_place = search_plan(M, N, K, 1, Prepacked{true, false}, false);
-  // Any tiling is correct for any A; this one is only planned for an A
-  // read in place.
+  p.a_in_place.tile_m = M;  // one tile, one lane (GemmTiling's defaults)
+  p.a_in_place.tile_n = N;
   p.a_packed = p.a_in_place;
   const size_t floats = static_cast<size_t>(a_buffer_floats(p.a_in_place, K) + b_buffer_floats(p.a_in_place, K));
   p.workspace_bytes = std::max<size_t>(64, floats * sizeof(float));

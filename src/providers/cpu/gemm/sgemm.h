@@ -171,12 +171,13 @@ struct GemmPlan {
 GemmPlan plan_sgemm(int64_t M, int64_t N, int64_t K, const ThreadPool* pool, bool b_prepacked = false,
                     bool rows_only = false);
 
-// A plan for one single-threaded call whose A is read in place (not
-// transposed, or prepacked) and B is not prepacked, cheap enough to make
-// on the hot path: a search over at most 8 tilings, without allocating.
-// For products whose sizes depend on the data (attention's key ranges),
-// which a prepare phase cannot know.
-GemmPlan plan_sgemm_in_place(int64_t M, int64_t N, int64_t K);
+// A plan for one single-threaded call as one task (all of C, no search),
+// made in a few nanoseconds: for products whose sizes depend on the data
+// (attention's key ranges), which a prepare phase cannot know and whose
+// search (about 1 us for 128 x 128 x 64) would cost a tenth of the product.
+// On one thread a tiling only trims the micro-tiles at C's right edge.
+// B is not prepacked.
+GemmPlan plan_sgemm_one_task(int64_t M, int64_t N, int64_t K);
 // Workspace enough for any single-threaded call of at most M x N x K.
 size_t sgemm_workspace_bound(int64_t M, int64_t N, int64_t K);
 
