@@ -185,7 +185,12 @@ Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFram
     }
     ctx.set_step(step);
     const auto started = profiler != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status st = step.prepares ? prepare_step(*step.kernel, frame.prepared[s], ctx, ctx.inputs()) : ok_status();
+    // Prepared again when the node's own inputs change shape; the values
+    // its subgraphs read (the inputs after those) do not key it, since a
+    // control-flow kernel's state (its bodies' frames) does not depend on them.
+    Status st = step.prepares ? prepare_step(*step.kernel, frame.prepared[s], ctx,
+                                             ctx.inputs().first(step.num_node_inputs))
+                              : ok_status();
     if (st.ok()) st = step.kernel->run(ctx);
     // A kernel's own allocations (outside allocate_output) fail without
     // saying where; the node is named here, once.
