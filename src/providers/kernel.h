@@ -26,6 +26,8 @@
 
 namespace sy {
 
+struct RunOptions;  // switchyard/session.h
+
 // What a kernel's prepare() made for one set of input shapes. Read-only
 // while run() runs, so that the kernel's own threads may share it. (A
 // control-flow kernel keeps its bodies' frames here, which its run()
@@ -73,8 +75,14 @@ class KernelContext {
   // Set by whoever runs the kernel (the executor, run_kernel_once).
   void set_state(const KernelState* state) { state_ = state; }
 
+  // The options of the session run this kernel is part of, which a
+  // control-flow kernel passes on to the bodies it runs (their terminate
+  // flag and tag); nullptr outside a session run (constant folding, tests).
+  const RunOptions* run_options() const { return run_options_; }
+
  protected:
   const KernelState* state_ = nullptr;
+  const RunOptions* run_options_ = nullptr;
   std::span<const Tensor* const> inputs_;
   size_t num_outputs_ = 0;
   ThreadPool* pool_ = nullptr;

@@ -10,9 +10,11 @@ namespace {
 // Kernel context for one step of a plan, reading and writing a frame.
 class FrameKernelContext final : public KernelContext {
  public:
-  FrameKernelContext(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool)
+  FrameKernelContext(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool,
+                     const RunOptions& run_options)
       : graph_(graph), plan_(plan), frame_(frame) {
     pool_ = pool;
+    run_options_ = &run_options;
   }
 
   void set_step(const PlanStep& step) {
@@ -171,7 +173,7 @@ void FramePool::release(std::unique_ptr<ExecutionFrame> frame) {
 Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame,
                     std::span<ExecutionProvider* const> chain, ThreadPool* pool, const RunOptions& run_options,
                     const ExecuteOptions& options) {
-  FrameKernelContext ctx(graph, plan, frame, pool);
+  FrameKernelContext ctx(graph, plan, frame, pool, run_options);
   // Read once: the loop below reads locals, not the options.
   const std::span<const int> skipped = options.skipped_steps;
   Profiler* const profiler = options.profiler;
@@ -198,6 +200,7 @@ Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFram
       st = st.with_context(step.node_ptr->describe());
     if (!st.ok()) {
       (void)wait_for_devices(chain);  // the run's error is the one to report
+      if (!options.log_errors) return st;
       const auto run_severity = static_cast<LogSeverity>(run_options.log_level);
       const std::string id(options.log_id);
       log_message(LogSeverity::kError, std::min(run_severity, options.log_severity),

@@ -48,15 +48,11 @@ Status make_body(const KernelCreateContext& ctx, const char* attribute, Body& bo
   return ok_status();
 }
 
-// A branch's run options: no tag, and errors are not logged inside the
-// branch, since the enclosing run logs the error this kernel returns.
-const RunOptions& body_run_options() {
-  static const RunOptions options = [] {
-    RunOptions o;
-    o.log_level = LogLevel::kFatal;
-    return o;
-  }();
-  return options;
+// A body runs under the enclosing run's options (its terminate flag stops
+// the body too); outside a session run, under the defaults.
+const RunOptions& body_run_options(const KernelContext& ctx) {
+  static const RunOptions defaults;
+  return ctx.run_options() != nullptr ? *ctx.run_options() : defaults;
 }
 
 // Runs `body` on `frame`: binds the outer-scope values, executes, copies the
@@ -74,8 +70,8 @@ Status run_body(KernelContext& ctx, const Body& body, ExecutionFrame& frame) {
   } unbind{body, frame};
 
   ExecuteOptions options;
-  options.log_severity = LogSeverity::kFatal;
-  Status st = execute_plan(*sub.graph, sub.plan, frame, sub.chain, &ctx.thread_pool(), body_run_options(), options);
+  options.log_errors = false;  // the enclosing run logs what this returns
+  Status st = execute_plan(*sub.graph, sub.plan, frame, sub.chain, &ctx.thread_pool(), body_run_options(ctx), options);
   if (!st.ok()) return st.with_context(ctx.node().describe() + " " + body.attribute);
 
   // The outputs sit in the body frame's slots, which the next run reuses:

@@ -4,6 +4,7 @@
 // branch. Expected values are worked out by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,35 @@ std::vector<float> floats(const Tensor& t) {
 }
 
 Tensor flag(bool value) { return make_bool_tensor(Shape{}, {value ? 1 : 0}); }
+
+std::vector<std::string> assigned_names(const Session& s) {
+  std::vector<std::string> names;
+  for (const NodeAssignment& a : s.assignment()) names.push_back(a.node_name);
+  return names;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// A branch computing `out` = Neg(x), x a float[n] of the outer scope.
+ModelBuilder neg_branch(const std::string& out, int n) {
+  ModelBuilder branch(17);
+  branch.node("Neg", {"x"}, {out}, {}, "else_neg");
+  branch.output(out, DataType::kFloat, {n});
+  return branch;
+}
+
+// y = If(cond) with these branches, over an input x of float[3], the node
+// named `name`.
+std::string if_over_x(const ModelBuilder& then_branch, const ModelBuilder& else_branch, const std::string& name) {
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {3});
+  b.input("cond", DataType::kBool, {});
+  b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", else_branch)}, name);
+  b.output("y", DataType::kFloat, {3});
+  return b.build();
+}
 
 // y = If(cond) then (n + w_then) else (x * w_else), where n = Neg(x) is an
 // intermediate of the main graph read from inside the then branch, and
@@ -72,11 +102,29 @@ TEST(IfTest, PicksTheBranchThatReadsOuterScopeValuesAndItsInitializer) {
 TEST(IfTest, BranchNodesAppearInTheAssignmentWithTheirNesting) {
   auto s = create(outer_scope_model());
   ASSERT_NE(s, nullptr);
-  std::vector<std::string> names;
-  for (const NodeAssignment& a : s->assignment()) names.push_back(a.node_name);
-  EXPECT_NE(std::find(names.begin(), names.end(), "if/then_branch/then_add"), names.end());
-  EXPECT_NE(std::find(names.begin(), names.end(), "if/else_branch/else_mul"), names.end());
-  EXPECT_NE(std::find(names.begin(), names.end(), "if"), names.end());
+  const std::vector<std::string> names = assigned_names(*s);
+  EXPECT_TRUE(has(names, "if/then_branch/then_add"));
+  EXPECT_TRUE(has(names, "if/else_branch/else_mul"));
+  EXPECT_TRUE(has(names, "if"));
+}
+
+TEST(IfTest, BranchesAreOptimizedOnceAtCreation) {
+  // then: c = w1 + w2 (constant: folded at creation to [1,2,3]), t = x * c.
+  ModelBuilder then_branch(17);
+  then_branch.initializer("w1", make_tensor<float>({3}, {1, 1, 1}));
+  then_branch.initializer("w2", make_tensor<float>({3}, {0, 1, 2}));
+  then_branch.node("Add", {"w1", "w2"}, {"c"}, {}, "fold_add");
+  then_branch.node("Mul", {"x", "c"}, {"t"}, {}, "then_mul");
+  then_branch.output("t", DataType::kFloat, {3});
+  auto s = create(if_over_x(then_branch, neg_branch("e", 3), "if"));
+  ASSERT_NE(s, nullptr);
+  const std::vector<std::string> names = assigned_names(*s);
+  EXPECT_FALSE(has(names, "if/then_branch/fold_add")) << "not folded";
+  EXPECT_TRUE(has(names, "if/then_branch/then_mul"));
+  auto out = s->run({{"x", make_tensor<float>({3}, {1, 2, 3})}, {"cond", flag(true)}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  // [1,2,3] * [1,2,3]
+  EXPECT_EQ(floats(out->at(0)), (std::vector<float>{1, 4, 9}));
 }
 
 // z = If(c1) then (If(c2) then a * x else a - x, with a = x + x local to the
@@ -94,9 +142,7 @@ std::string nested_model() {
   outer_then.node("If", {"c2"}, {"z_then"},
                   {AttrSpec("then_branch", inner_then), AttrSpec("else_branch", inner_else)}, "inner_if");
   outer_then.output("z_then", DataType::kFloat, {2});
-  ModelBuilder outer_else(17);
-  outer_else.node("Neg", {"x"}, {"z_else"}, {}, "outer_neg");
-  outer_else.output("z_else", DataType::kFloat, {2});
+  const ModelBuilder outer_else = neg_branch("z_else", 2);
   ModelBuilder b(17);
   b.input("x", DataType::kFloat, {2});
   b.input("c1", DataType::kBool, {});
@@ -121,9 +167,7 @@ TEST(IfTest, AnIfInsideAnIfReadsValuesFromEveryEnclosingGraph) {
     ASSERT_TRUE(out.ok()) << out.status().to_string();
     EXPECT_EQ(floats(out->at(0)), c.z) << "c1=" << c.c1 << " c2=" << c.c2;
   }
-  std::vector<std::string> names;
-  for (const NodeAssignment& a : s->assignment()) names.push_back(a.node_name);
-  EXPECT_NE(std::find(names.begin(), names.end(), "outer_if/then_branch/inner_if/else_branch/inner_sub"), names.end());
+  EXPECT_TRUE(has(assigned_names(*s), "outer_if/then_branch/inner_if/else_branch/inner_sub"));
 }
 
 // y = If(cond) then Concat(x, x) ([2N]) else Neg(x) ([N]); and
@@ -184,16 +228,7 @@ TEST(IfTest, BranchesThatDisagreeInOutputCountAreRefusedAtCreation) {
   then_branch.node("Neg", {"x"}, {"t2"}, {}, "then_neg");
   then_branch.output("t1", DataType::kFloat, {3});
   then_branch.output("t2", DataType::kFloat, {3});
-  ModelBuilder else_branch(17);
-  else_branch.node("Neg", {"x"}, {"e"}, {}, "else_neg");
-  else_branch.output("e", DataType::kFloat, {3});
-  ModelBuilder b(17);
-  b.input("x", DataType::kFloat, {3});
-  b.input("cond", DataType::kBool, {});
-  b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", else_branch)},
-         "bad_if");
-  b.output("y", DataType::kFloat, {3});
-  const std::string bytes = b.build();
+  const std::string bytes = if_over_x(then_branch, neg_branch("e", 3), "bad_if");
   auto s = Session::create_from_bytes(bytes.data(), bytes.size());
   ASSERT_FALSE(s.ok());
   const std::string message = s.status().message();
