@@ -222,6 +222,22 @@ TEST(IfTest, TheOutputShapeIsTheBranchTaken) {
   EXPECT_EQ(floats(no->at(1)), (std::vector<float>{-1, 2, -3}));
 }
 
+TEST(IfTest, ABranchMayReturnAnOuterValueAsItIs) {
+  // then: y is x itself, with no node in the branch; else: -x.
+  ModelBuilder then_branch(17);
+  then_branch.output("x", DataType::kFloat, {3});
+  auto s = create(if_over_x(then_branch, neg_branch("e", 3), "if"));
+  ASSERT_NE(s, nullptr);
+  const Tensor x = make_tensor<float>({3}, {1, 2, 3});
+  auto yes = s->run({{"x", x}, {"cond", flag(true)}});
+  ASSERT_TRUE(yes.ok()) << yes.status().to_string();
+  EXPECT_EQ(floats(yes->at(0)), (std::vector<float>{1, 2, 3}));
+  EXPECT_NE(yes->at(0).raw_data(), x.raw_data()) << "a result must not alias the caller's feed";
+  auto no = s->run({{"x", x}, {"cond", flag(false)}});
+  ASSERT_TRUE(no.ok()) << no.status().to_string();
+  EXPECT_EQ(floats(no->at(0)), (std::vector<float>{-1, -2, -3}));
+}
+
 TEST(IfTest, BranchesThatDisagreeInOutputCountAreRefusedAtCreation) {
   ModelBuilder then_branch(17);
   then_branch.node("Relu", {"x"}, {"t1"}, {}, "then_relu");
