@@ -152,6 +152,19 @@ void merge_inferred(ValueType& declared, ValueType inferred) {
   }
 }
 
+// A subgraph's outer-scope values carry the types the loader copied from
+// the enclosing graph, before inference gave that graph's intermediates
+// theirs; the body is inferred with the enclosing graph's current types.
+void refresh_outer_scope_types(const Graph& enclosing, Graph& body) {
+  for (Value& v : body.values) {
+    if (!v.is_outer_scope) continue;
+    const ValueId outer = enclosing.find_value(v.name);
+    if (outer == kNoValue) continue;
+    const ValueType& t = enclosing.values[static_cast<size_t>(outer)].type;
+    if (t.kind != ValueType::Kind::kUnknown) v.type = t;
+  }
+}
+
 }  // namespace
 
 Status infer_types(Graph& graph) {
@@ -160,8 +173,14 @@ Status infer_types(Graph& graph) {
   for (NodeId id : order) {
     Node& node = graph.nodes[static_cast<size_t>(id)];
     for (Attribute& a : node.attributes) {
-      if (a.g) SY_RETURN_IF_ERROR(infer_types(*a.g));
-      for (auto& g : a.graphs) SY_RETURN_IF_ERROR(infer_types(*g));
+      if (a.g) {
+        refresh_outer_scope_types(graph, *a.g);
+        SY_RETURN_IF_ERROR(infer_types(*a.g).with_context(node.describe() + " " + a.name));
+      }
+      for (auto& g : a.graphs) {
+        refresh_outer_scope_types(graph, *g);
+        SY_RETURN_IF_ERROR(infer_types(*g).with_context(node.describe() + " " + a.name));
+      }
     }
     // The spec's type constraints, before inference reads the inputs as the
     // types it expects (an op without a schema here is still checked).

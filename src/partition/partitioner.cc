@@ -322,7 +322,7 @@ Status compile_partitions(Graph& graph, ExecutionProvider& provider, int p, std:
 }  // namespace
 
 Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionProvider* const> providers,
-                                              Placement placement) {
+                                              Placement placement, const CompiledSubgraphMap& subgraphs) {
   PartitionResult result;
   SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
   // Providers that build one engine per partition compile theirs first.
@@ -365,7 +365,7 @@ Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionP
       continue;
     }
     while (true) {
-      Result<CreatedKernel> created = providers[p]->create_kernel(graph, id);
+      Result<CreatedKernel> created = providers[p]->create_kernel(graph, id, subgraphs);
       if (created.ok()) {
         result.node_provider[k] = static_cast<int>(p);
         result.kernels[k] = std::move(created->kernel);
@@ -472,6 +472,16 @@ Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionP
         continue;
       const ValueId moved = copy_to(v, wanted, new_order);
       graph.nodes[static_cast<size_t>(id)].inputs[i] = moved;
+    }
+    // A compiled subgraph takes its outer-scope values in host memory, as
+    // its placement assumed (like graph inputs). Its kernel matched them to
+    // the body's values by position, so the copy replaces the value in place.
+    // (copy_to adds nodes, so no reference into the node is held across it.)
+    for (size_t k = 0; k < graph.nodes[static_cast<size_t>(id)].implicit_inputs.size(); ++k) {
+      const ValueId v = graph.nodes[static_cast<size_t>(id)].implicit_inputs[k];
+      if (v == kNoValue || location[static_cast<size_t>(v)].is_cpu()) continue;
+      const ValueId moved = copy_to(v, kCpuDevice, new_order);
+      graph.nodes[static_cast<size_t>(id)].implicit_inputs[k] = moved;
     }
     new_order.push_back(id);
   }

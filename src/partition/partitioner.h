@@ -99,8 +99,10 @@ Status rewrite_placed_nodes(Graph& graph, std::span<ExecutionProvider* const> pr
 // Creates the kernels of a placed graph, inserts the copies and groups the
 // partitions. A node whose kernel its provider fails to create goes to the
 // next provider that can run it; fails like place_nodes when none can.
+// `subgraphs`: the compiled bodies of its control-flow nodes
+// (session/compiled_subgraph.h), compiled before, for their kernels.
 Result<PartitionResult> create_placed_kernels(Graph& graph, std::span<ExecutionProvider* const> providers,
-                                              Placement placement);
+                                              Placement placement, const CompiledSubgraphMap& subgraphs = {});
 
 // place_nodes then create_placed_kernels, without rewrites.
 Result<PartitionResult> partition_graph(Graph& graph, std::span<ExecutionProvider* const> providers,

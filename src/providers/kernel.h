@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -25,8 +26,12 @@
 
 namespace sy {
 
+struct RunOptions;  // switchyard/session.h
+
 // What a kernel's prepare() made for one set of input shapes. Read-only
-// while run() runs, so that the kernel's own threads may share it.
+// while run() runs, so that the kernel's own threads may share it. (A
+// control-flow kernel keeps its bodies' frames here, which its run()
+// alone uses: providers/cpu/control_flow.cc.)
 class KernelState {
  public:
   virtual ~KernelState() = default;
@@ -70,8 +75,14 @@ class KernelContext {
   // Set by whoever runs the kernel (the executor, run_kernel_once).
   void set_state(const KernelState* state) { state_ = state; }
 
+  // The options of the session run this kernel is part of, which a
+  // control-flow kernel passes on to the bodies it runs (their terminate
+  // flag and tag); nullptr outside a session run (constant folding, tests).
+  const RunOptions* run_options() const { return run_options_; }
+
  protected:
   const KernelState* state_ = nullptr;
+  const RunOptions* run_options_ = nullptr;
   std::span<const Tensor* const> inputs_;
   size_t num_outputs_ = 0;
   ThreadPool* pool_ = nullptr;
@@ -100,12 +111,33 @@ class Kernel {
 // runs it, and drops the state.
 Status run_kernel_once(const Kernel& kernel, KernelContext& ctx);
 
+// A subgraph (an If branch, a Loop body) made ready to run at session
+// creation: session/compiled_subgraph.h. Kernels of control-flow ops get
+// theirs when they are created.
+struct CompiledSubgraph;
+// The compiled subgraphs of a graph's nodes, by the body graph (the one in
+// the node's attribute).
+using CompiledSubgraphMap = std::map<const Graph*, const CompiledSubgraph*>;
+
 // What a factory sees when creating a kernel for a node.
 class KernelCreateContext {
  public:
-  KernelCreateContext(const Graph& graph, const Node& node) : graph_(graph), node_(node) {}
+  KernelCreateContext(const Graph& graph, const Node& node, const CompiledSubgraphMap* subgraphs = nullptr)
+      : graph_(graph), node_(node), subgraphs_(subgraphs) {}
   const Graph& graph() const { return graph_; }
   const Node& node() const { return node_; }
+  // The compiled body of the node's graph attribute `attribute`; nullptr
+  // when the node has no such attribute or nothing compiled it (constant
+  // folding, single-node tests).
+  const CompiledSubgraph* subgraph(std::string_view attribute) const {
+    if (subgraphs_ == nullptr) return nullptr;
+    for (const Attribute& a : node_.attributes) {
+      if (a.name != attribute || !a.g) continue;
+      auto it = subgraphs_->find(a.g.get());
+      return it == subgraphs_->end() ? nullptr : it->second;
+    }
+    return nullptr;
+  }
   int opset() const { return node_.since_version; }
   size_t num_inputs() const { return node_.inputs.size(); }
   // nullptr when omitted.
@@ -139,6 +171,7 @@ class KernelCreateContext {
  private:
   const Graph& graph_;
   const Node& node_;
+  const CompiledSubgraphMap* subgraphs_;
   mutable uint64_t prepacked_ = 0;
 };
 

@@ -356,7 +356,8 @@ class PluginProvider final : public ExecutionProvider {
     return names;
   }
 
-  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId id) override {
+  // The ABI has no way to run a subgraph, so `subgraphs` goes unused.
+  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId id, const CompiledSubgraphMap&) override {
     const Node& node = graph.nodes[static_cast<size_t>(id)];
     if (!availability_.available) return Status(StatusCode::kUnavailable, name() + " is unavailable: " + availability_.reason);
     sy_node handle = node_handle(graph, node);

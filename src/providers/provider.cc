@@ -51,12 +51,13 @@ std::vector<NodeSupport> RegistryProvider::capability(const Graph& graph, std::s
   return answers;
 }
 
-Result<CreatedKernel> RegistryProvider::create_kernel(const Graph& graph, NodeId id) {
+Result<CreatedKernel> RegistryProvider::create_kernel(const Graph& graph, NodeId id,
+                                                      const CompiledSubgraphMap& subgraphs) {
   const Node& node = graph.nodes[static_cast<size_t>(id)];
   std::string reason;
   const KernelDef* def = registry_.find(graph, node, reason);
   if (def == nullptr) return not_implemented(reason);
-  KernelCreateContext ctx(graph, node);
+  KernelCreateContext ctx(graph, node, &subgraphs);
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, def->create(ctx));
   CreatedKernel created;
   created.kernel = std::move(kernel);

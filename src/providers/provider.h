@@ -79,7 +79,10 @@ class ExecutionProvider {
   // The kernel for a node placed on this provider (after its rewrites, so
   // possibly a fused op it asked for). An error declines the node after
   // all; it then goes to the next provider with that error as the reason.
-  virtual Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node) = 0;
+  // `subgraphs`: the compiled bodies of the graph's control-flow nodes
+  // (If, Loop, Scan), for the kernels that run them.
+  virtual Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node,
+                                              const CompiledSubgraphMap& subgraphs) = 0;
 
   // Optional, for providers that build one engine per partition: one
   // kernel that runs all of `partition`'s nodes, reading its inputs and
@@ -121,7 +124,7 @@ class ExecutionProvider {
 class RegistryProvider : public ExecutionProvider {
  public:
   std::vector<NodeSupport> capability(const Graph& graph, std::span<const NodeId> candidates) override;
-  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node) override;
+  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node, const CompiledSubgraphMap& subgraphs) override;
   const KernelRegistry& registry() const { return registry_; }
 
  protected:

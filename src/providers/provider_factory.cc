@@ -73,7 +73,7 @@ class UnavailableProvider final : public ExecutionProvider {
     for (NodeId id : candidates) answers.push_back({id, false, "provider unavailable: " + why_.reason});
     return answers;
   }
-  Result<CreatedKernel> create_kernel(const Graph&, NodeId) override {
+  Result<CreatedKernel> create_kernel(const Graph&, NodeId, const CompiledSubgraphMap&) override {
     return Status(StatusCode::kUnavailable, name_ + " is unavailable: " + why_.reason);
   }
 

@@ -28,7 +28,8 @@ Status precompute_constant_copy(const PlanStep& step, ExecutionProvider& provide
 
 Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partition,
                                            std::span<ExecutionProvider* const> providers,
-                                           std::vector<std::unique_ptr<Kernel>>& owned_kernels) {
+                                           std::vector<std::unique_ptr<Kernel>>& owned_kernels,
+                                           bool outputs_in_slots) {
   ExecutionPlan plan;
   plan.constants.resize(graph.values.size());
   plan.values.resize(graph.values.size());
@@ -38,6 +39,8 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
     plan.values[static_cast<size_t>(v)].storage = ValueStorage::kConstant;
   }
   for (ValueId v : graph.inputs) plan.values[static_cast<size_t>(v)].storage = ValueStorage::kFeed;
+  for (size_t v = 0; v < graph.values.size(); ++v)
+    if (graph.values[v].is_outer_scope) plan.values[v].storage = ValueStorage::kFeed;
 
   // Steps; constant copies are done now and dropped from the run.
   for (NodeId id : partition.order) {
@@ -50,6 +53,8 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
     step.prepares = step.kernel != nullptr && step.kernel->prepares();
     owned_kernels.push_back(std::move(partition.kernels[static_cast<size_t>(id)]));
     step.inputs = node.inputs;
+    step.num_node_inputs = node.inputs.size();
+    step.inputs.insert(step.inputs.end(), node.implicit_inputs.begin(), node.implicit_inputs.end());
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       ValueId out = node.outputs[i];
       step.output_requested.push_back(out != kNoValue);
@@ -74,13 +79,14 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
 
   // Lifetimes: the last step that reads each value.
   std::vector<int> last_use(graph.values.size(), -1);
-  // Values a node's subgraphs read from the outer scope count as uses.
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
+  // Values a node's subgraphs read from the outer scope are among its
+  // step's inputs, so they count as uses.
+  for (size_t s = 0; s < plan.steps.size(); ++s)
     for (ValueId v : plan.steps[s].inputs)
       if (v != kNoValue) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
-    for (ValueId v : plan.steps[s].node_ptr->implicit_inputs)
-      if (v != kNoValue) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
-  }
+  // Outputs kept in slots are read after the last step.
+  if (outputs_in_slots)
+    for (ValueId out : graph.outputs) last_use[static_cast<size_t>(out)] = static_cast<int>(plan.steps.size());
   // The device side of a graph output lives to the end of the run: a run
   // that keeps that output on the device (IoBinding) skips the copy and
   // reads it after the last step.
@@ -116,7 +122,7 @@ Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partit
     for (ValueId out : step.outputs) {
       ValuePlan& vp = plan.values[static_cast<size_t>(out)];
       vp.allocator = alloc;
-      if (graph.values[static_cast<size_t>(out)].is_graph_output) {
+      if (graph.values[static_cast<size_t>(out)].is_graph_output && !outputs_in_slots) {
         vp.storage = ValueStorage::kOutput;
         continue;
       }

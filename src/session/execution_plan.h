@@ -25,7 +25,11 @@ struct PlanStep {
   const Kernel* kernel = nullptr;
   bool prepares = false;  // kernel->prepares(), read once
   int provider = -1;
+  // The node's inputs, then the values its subgraphs read from the outer
+  // scope (Node::implicit_inputs), which a control-flow kernel binds into
+  // its body: the kernel sees them as inputs after its node's own.
   std::vector<ValueId> inputs;
+  size_t num_node_inputs = 0;  // of `inputs`, the node's own
   std::vector<ValueId> outputs;        // kNoValue-free: omitted outputs get a throwaway value
   std::vector<bool> output_requested;  // false for those throwaway outputs
 };
@@ -33,7 +37,8 @@ struct PlanStep {
 enum class ValueStorage {
   kUnused,    // not produced or consumed by any step
   kConstant,  // an initializer or folded value, ready before any run
-  kFeed,      // a graph input, given by the caller
+  kFeed,      // a graph input, given by the caller (or, in a subgraph, an
+              // outer-scope value the control-flow kernel binds)
   kOutput,    // a graph output: its own allocation, handed to the caller
   kSlot,      // an intermediate in a planned, reused buffer
 };
@@ -59,8 +64,13 @@ struct ExecutionPlan {
 };
 
 // `kernels` are moved from the partition result into `owned_kernels`.
+// `outputs_in_slots`: graph outputs get planned slots, kept to the end of
+// the run, instead of memory of their own per run (kOutput). For subgraphs,
+// whose outputs the control-flow kernel copies out before the frame is run
+// again, so that a steady state allocates nothing.
 Result<ExecutionPlan> build_execution_plan(Graph& graph, PartitionResult& partition,
                                            std::span<ExecutionProvider* const> providers,
-                                           std::vector<std::unique_ptr<Kernel>>& owned_kernels);
+                                           std::vector<std::unique_ptr<Kernel>>& owned_kernels,
+                                           bool outputs_in_slots = false);
 
 }  // namespace sy

@@ -10,9 +10,11 @@ namespace {
 // Kernel context for one step of a plan, reading and writing a frame.
 class FrameKernelContext final : public KernelContext {
  public:
-  FrameKernelContext(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool)
+  FrameKernelContext(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool,
+                     const RunOptions& run_options)
       : graph_(graph), plan_(plan), frame_(frame) {
     pool_ = pool;
+    run_options_ = &run_options;
   }
 
   void set_step(const PlanStep& step) {
@@ -171,7 +173,7 @@ void FramePool::release(std::unique_ptr<ExecutionFrame> frame) {
 Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame,
                     std::span<ExecutionProvider* const> chain, ThreadPool* pool, const RunOptions& run_options,
                     const ExecuteOptions& options) {
-  FrameKernelContext ctx(graph, plan, frame, pool);
+  FrameKernelContext ctx(graph, plan, frame, pool, run_options);
   // Read once: the loop below reads locals, not the options.
   const std::span<const int> skipped = options.skipped_steps;
   Profiler* const profiler = options.profiler;
@@ -185,7 +187,12 @@ Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFram
     }
     ctx.set_step(step);
     const auto started = profiler != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status st = step.prepares ? prepare_step(*step.kernel, frame.prepared[s], ctx, ctx.inputs()) : ok_status();
+    // Prepared again when the node's own inputs change shape; the values
+    // its subgraphs read (the inputs after those) do not key it, since a
+    // control-flow kernel's state (its bodies' frames) does not depend on them.
+    Status st = step.prepares ? prepare_step(*step.kernel, frame.prepared[s], ctx,
+                                             ctx.inputs().first(step.num_node_inputs))
+                              : ok_status();
     if (st.ok()) st = step.kernel->run(ctx);
     // A kernel's own allocations (outside allocate_output) fail without
     // saying where; the node is named here, once.
@@ -193,6 +200,7 @@ Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFram
       st = st.with_context(step.node_ptr->describe());
     if (!st.ok()) {
       (void)wait_for_devices(chain);  // the run's error is the one to report
+      if (!options.log_errors) return st;
       const auto run_severity = static_cast<LogSeverity>(run_options.log_level);
       const std::string id(options.log_id);
       log_message(LogSeverity::kError, std::min(run_severity, options.log_severity),

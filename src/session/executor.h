@@ -48,6 +48,9 @@ struct ExecuteOptions {
   // tag), when the lower of this severity and the run's lets errors out.
   std::string_view log_id;
   LogSeverity log_severity = LogSeverity::kWarning;
+  // False for a body a control-flow kernel runs: the error it returns is
+  // logged once, by the enclosing run, with the node and body named.
+  bool log_errors = true;
 };
 
 // Runs every step of `plan` on `frame`, whose feeds are bound. `chain`:

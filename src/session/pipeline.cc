@@ -13,6 +13,7 @@
 #include "partition/assignment_report.h"
 #include "partition/fallback_policy.h"
 #include "providers/provider_factory.h"
+#include "session/compiled_subgraph.h"
 #include "session/session_impl.h"
 
 namespace sy {
@@ -54,8 +55,6 @@ void release_unread_constants(Session::Impl& s, Graph& graph) {
       ++reads[static_cast<size_t>(v)];
       if (i < 64 && (prepacked >> i & 1)) ++shape_only_reads[static_cast<size_t>(v)];
     }
-    for (ValueId v : step.node_ptr->implicit_inputs)
-      if (v != kNoValue) ++reads[static_cast<size_t>(v)];
   }
   for (ValueId out : graph.outputs) ++reads[static_cast<size_t>(out)];
   for (size_t v = 0; v < s.plan.constants.size() && v < reads.size(); ++v) {
@@ -150,7 +149,16 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   if (!options.optimized_model_path.empty())
     SY_RETURN_IF_ERROR(save_model(model, graph, options.optimized_model_path, s->overridable)
                            .with_context("writing the optimized model to " + options.optimized_model_path));
-  SY_ASSIGN_OR_RETURN(s->partition, create_placed_kernels(graph, s->chain, std::move(placement)));
+  // Subgraphs (If branches) go through the same steps, once, before the
+  // kernels of the nodes that run them, which get them at creation.
+  SubgraphCompileOptions subgraph_options;
+  subgraph_options.level = options.optimization_level;
+  subgraph_options.partition = partition_options;
+  CompiledSubgraphMap subgraph_map;
+  SY_RETURN_IF_ERROR(compile_subgraphs(graph, s->chain, s->provider_allocators, subgraph_options, "", s->subgraphs,
+                                       subgraph_map)
+                         .with_context(where));
+  SY_ASSIGN_OR_RETURN(s->partition, create_placed_kernels(graph, s->chain, std::move(placement), subgraph_map));
   SY_ASSIGN_OR_RETURN(s->plan, build_execution_plan(graph, s->partition, s->chain, s->kernels));
   release_unread_constants(*s, graph);
   // Placement limits first: when one is set, its message is the precise one.
@@ -162,6 +170,13 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   // The assignment report, and the fall-through warning: nodes that an
   // available provider ahead of their own declined.
   s->assignment = node_assignments(graph, s->partition, s->chain);
+  // Nodes inside subgraphs follow, named with their nesting:
+  // "If_0/then_branch/Add_3".
+  for (const auto& sub : s->subgraphs)
+    for (NodeAssignment& a : node_assignments(*sub->graph, sub->partition, s->chain)) {
+      a.node_name = sub->name + "/" + a.node_name;
+      s->assignment.push_back(std::move(a));
+    }
   if (const std::string fell = fall_through_message(graph, s->partition, s->chain); !fell.empty())
     SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.node_fallthrough, fell, s->log_severity, s->log_id));
 

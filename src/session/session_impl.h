@@ -20,6 +20,7 @@
 #include "model/graph.h"
 #include "partition/partitioner.h"
 #include "providers/provider.h"
+#include "session/compiled_subgraph.h"
 #include "session/execution_frame.h"
 #include "session/execution_plan.h"
 #include "session/executor.h"
@@ -63,6 +64,10 @@ class Session::Impl {
   std::vector<ExecutionProvider*> chain;
   std::vector<Allocator*> provider_allocators;
   std::vector<std::unique_ptr<Kernel>> kernels;
+  // The compiled bodies of control-flow nodes, enclosing ones first; their
+  // kernels point into them. Declared after `providers`, so that their
+  // kernels go before the providers do.
+  std::vector<std::unique_ptr<CompiledSubgraph>> subgraphs;
   ExecutionPlan plan;
   PartitionResult partition;  // kept for reports
   std::unique_ptr<ThreadPool> pool;

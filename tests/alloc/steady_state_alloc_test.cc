@@ -48,7 +48,31 @@ struct Counts {
   uint64_t tensor_allocs;
 };
 
-Counts count_second_run(const std::string& bytes) {
+// The chain of chain_model(n) inside the then branch of an If on `cond`,
+// whose else branch is a Neg: the branches read x from the outer scope.
+std::string if_model(int n) {
+  testing::ModelBuilder then_branch(17);
+  std::string prev = "x";
+  const char* ops[] = {"Relu", "Sigmoid", "Tanh"};
+  for (int i = 0; i < n; ++i) {
+    const std::string out = "t" + std::to_string(i);
+    then_branch.node(ops[i % 3], {prev}, {out});
+    prev = out;
+  }
+  then_branch.output(prev, DataType::kFloat, {"batch", 64});
+  testing::ModelBuilder else_branch(17);
+  else_branch.node("Neg", {"x"}, {"e"});
+  else_branch.output("e", DataType::kFloat, {"batch", 64});
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {"batch", 64});
+  b.input("cond", DataType::kBool, {});
+  b.node("If", {"cond"}, {"y"},
+         {testing::AttrSpec("then_branch", then_branch), testing::AttrSpec("else_branch", else_branch)});
+  b.output("y", DataType::kFloat, {"batch", 64});
+  return b.build();
+}
+
+Counts count_second_run(const std::string& bytes, const std::vector<std::pair<std::string, Tensor>>& extra_feeds = {}) {
   SessionOptions options;
   options.intra_op_threads = 2;
   auto session = Session::create_from_bytes(bytes.data(), bytes.size(), options);
@@ -56,6 +80,7 @@ Counts count_second_run(const std::string& bytes) {
   Tensor x = Tensor::allocate(DataType::kFloat, Shape{8, 64}).value();
   for (int i = 0; i < 8 * 64; ++i) x.data<float>()[i] = static_cast<float>(i % 17) * 0.1f - 0.8f;
   std::vector<std::pair<std::string, Tensor>> feeds{{"x", x}};
+  feeds.insert(feeds.end(), extra_feeds.begin(), extra_feeds.end());
   EXPECT_TRUE((*session)->run(feeds).ok());  // warm-up: slots are sized here
   const uint64_t news_before = g_news.load();
   const uint64_t tensors_before = cpu_allocation_count();
@@ -74,6 +99,19 @@ TEST(SteadyState, RunAllocationsDoNotGrowWithNodeCount) {
                                     << large.news;
   EXPECT_EQ(small.tensor_allocs, large.tensor_allocs);
   EXPECT_LE(large.tensor_allocs, 1u) << "only the graph output should be allocated";
+}
+
+// An If runs its branch on a frame it keeps (the If's prepared state), so a
+// run through an If allocates what a run of the branch's chain alone does:
+// nothing per node, only the graph output.
+TEST(SteadyState, AnIfAllocatesNothingMoreThanItsBranch) {
+  Tensor cond = Tensor::allocate(DataType::kBool, Shape{}).value();
+  cond.data<bool>()[0] = true;
+  const Counts plain = count_second_run(chain_model(30));
+  const Counts branched = count_second_run(if_model(30), {{"cond", cond}});
+  EXPECT_EQ(plain.news, branched.news) << "operator new calls per run: chain " << plain.news << ", If " << branched.news;
+  EXPECT_EQ(plain.tensor_allocs, branched.tensor_allocs);
+  EXPECT_LE(branched.tensor_allocs, 1u) << "only the graph output should be allocated";
 }
 
 }  // namespace

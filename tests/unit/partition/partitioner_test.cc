@@ -101,7 +101,7 @@ TEST(TestProviderTest, KernelsRejectHostMemory) {
   EXPECT_FALSE(answers[1].supported);
   EXPECT_EQ(answers[1].reason, "op Shape not supported by the test provider");
   EXPECT_EQ(test.kernels_created(), 0);  // answering creates nothing
-  Result<CreatedKernel> created = test.create_kernel(g, ids[0]);
+  Result<CreatedKernel> created = test.create_kernel(g, ids[0], {});
   ASSERT_TRUE(created.ok()) << created.status().to_string();
   EXPECT_EQ(test.kernels_created(), 1);
   const Kernel& kernel = *created->kernel;

@@ -274,7 +274,8 @@ std::vector<NodeSupport> TestProvider::capability(const Graph& graph, std::span<
   return answers;
 }
 
-Result<CreatedKernel> TestProvider::create_kernel(const Graph& graph, NodeId id) {
+Result<CreatedKernel> TestProvider::create_kernel(const Graph& graph, NodeId id,
+                                                  const CompiledSubgraphMap& subgraphs) {
   const Node& node = graph.nodes[static_cast<size_t>(id)];
   if (ops_.count(node.op_type) == 0)
     return not_implemented("op " + node.op_type + " not supported by the test provider");
@@ -283,7 +284,7 @@ Result<CreatedKernel> TestProvider::create_kernel(const Graph& graph, NodeId id)
   std::string reason;
   const KernelDef* def = cpu::cpu_kernel_registry().find(graph, node, reason);
   if (def == nullptr) return not_implemented("test provider: " + reason);
-  KernelCreateContext ctx(graph, node);
+  KernelCreateContext ctx(graph, node, &subgraphs);
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, def->create(ctx));
   ++kernels_created_;
   CreatedKernel created;

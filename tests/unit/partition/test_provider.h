@@ -84,7 +84,7 @@ class TestProvider final : public ExecutionProvider {
   Allocator* allocator() override { return &allocator_; }
 
   std::vector<NodeSupport> capability(const Graph& graph, std::span<const NodeId> candidates) override;
-  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node) override;
+  Result<CreatedKernel> create_kernel(const Graph& graph, NodeId node, const CompiledSubgraphMap& subgraphs) override;
   // The rewrites a device provider would take: the Conv fusions (it runs
   // the CPU's FusedConv kernel when "FusedConv" is among its ops).
   std::vector<std::string> rewrites() const override;
