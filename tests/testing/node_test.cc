@@ -40,6 +40,15 @@ NodeTest& NodeTest::constant_input(Tensor t) {
   return *this;
 }
 
+NodeTest& NodeTest::type_attr(const std::string& name, const std::string& type) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kTypeProto;
+  a.s = type;
+  node_.attributes.push_back(std::move(a));
+  return *this;
+}
+
 NodeTest& NodeTest::missing_input() {
   node_.inputs.push_back(kNoValue);
   return *this;

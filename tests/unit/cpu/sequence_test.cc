@@ -279,6 +279,18 @@ TEST(OptionalKernels, TensorsAndSequencesHaveTheirElement) {
   EXPECT_EQ(output_type(wrap).type_string(), "optional(tensor(float))");
 }
 
+TEST(OptionalKernels, WithoutAnInputTheTypeAttributeTypesTheEmptyOptional) {
+  NodeTest t("Optional", 15);
+  t.type_attr("type", "seq(tensor(int64))");
+  auto out = t.run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(out->at(0).kind(), ValueKind::kNone);
+  EXPECT_EQ(out->at(0).dtype(), DataType::kInt64);
+  EXPECT_EQ(output_type(t).type_string(), "optional(seq(tensor(int64)))");
+  auto untyped = NodeTest("Optional", 15).run();
+  expect_error_contains(untyped.status(), {"(Optional)", "attribute 'type' is required"});
+}
+
 TEST(OptionalKernels, Version15TakesOnlyOptionals) {
   auto get = NodeTest("OptionalGetElement", 15).input(floats({1})).run();
   ASSERT_FALSE(get.ok());
