@@ -20,6 +20,20 @@ ValueType ValueType::tensor(DataType dt, const Shape& s) {
   return tensor(dt, std::move(d));
 }
 
+ValueType ValueType::sequence(ValueType element) {
+  ValueType t;
+  t.kind = Kind::kSequence;
+  t.element = std::make_shared<ValueType>(std::move(element));
+  return t;
+}
+
+ValueType ValueType::optional(ValueType element) {
+  ValueType t;
+  t.kind = Kind::kOptional;
+  t.element = std::make_shared<ValueType>(std::move(element));
+  return t;
+}
+
 bool ValueType::is_static() const {
   if (!has_shape) return false;
   for (const Dim& d : dims)
@@ -43,6 +57,33 @@ std::string ValueType::type_string() const {
     case Kind::kUnknown: return "unknown";
   }
   return "unknown";
+}
+
+bool parse_type_string(std::string_view s, ValueType& out) {
+  auto inside = [&](std::string_view prefix, std::string_view& body) {
+    if (s.size() < prefix.size() + 2 || s.substr(0, prefix.size()) != prefix || s[prefix.size()] != '(' ||
+        s.back() != ')')
+      return false;
+    body = s.substr(prefix.size() + 1, s.size() - prefix.size() - 2);
+    return true;
+  };
+  std::string_view body;
+  const bool sparse = inside("sparse_tensor", body);
+  if (sparse || inside("tensor", body)) {
+    for (int v = 1; v <= kMaxDataTypeValue; ++v) {
+      if (!is_valid_data_type(v) || data_type_name(static_cast<DataType>(v)) != body) continue;
+      out = ValueType::tensor(static_cast<DataType>(v));
+      if (sparse) out.kind = ValueType::Kind::kSparseTensor;
+      return true;
+    }
+    return false;
+  }
+  const bool seq = inside("seq", body);
+  if (!seq && !inside("optional", body)) return false;
+  ValueType element;
+  if (!parse_type_string(body, element)) return false;
+  out = seq ? ValueType::sequence(std::move(element)) : ValueType::optional(std::move(element));
+  return true;
 }
 
 std::string ValueType::shape_string() const {

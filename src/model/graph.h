@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -62,6 +63,9 @@ struct ValueType {
     return t;
   }
   static ValueType tensor(DataType dt, const Shape& s);
+  // seq(element), optional(element)
+  static ValueType sequence(ValueType element);
+  static ValueType optional(ValueType element);
 
   bool is_tensor() const { return kind == Kind::kTensor; }
   size_t rank() const { return dims.size(); }
@@ -74,6 +78,11 @@ struct ValueType {
   // "[batch,3,224,224]" or "[?]" when the rank is unknown
   std::string shape_string() const;
 };
+
+// Reads back ValueType::type_string()'s spelling of a tensor, sparse
+// tensor, sequence or optional type ("seq(tensor(int64))"), the form the
+// loader keeps TYPE_PROTO attributes in; false when `s` is not one.
+bool parse_type_string(std::string_view s, ValueType& out);
 
 enum class AttributeType {
   kUndefined = 0,

@@ -1,6 +1,7 @@
 #include "model/resolve.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "model/saver.h"
 #include "schema/fused.h"
@@ -139,6 +140,16 @@ void merge_inferred(ValueType& declared, ValueType inferred) {
     return;
   }
   if (inferred.dtype != DataType::kUndefined) declared.dtype = inferred.dtype;
+  // A sequence's or optional's element merges the same way.
+  if (inferred.element != nullptr) {
+    if (declared.element == nullptr) {
+      declared.element = std::move(inferred.element);
+    } else {
+      auto element = std::make_shared<ValueType>(*declared.element);
+      merge_inferred(*element, *inferred.element);  // copied: the element may be shared
+      declared.element = std::move(element);
+    }
+  }
   if (!inferred.has_shape) return;
   if (!declared.has_shape || declared.dims.size() != inferred.dims.size()) {
     declared.has_shape = true;

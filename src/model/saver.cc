@@ -12,13 +12,6 @@
 namespace sy {
 namespace {
 
-// "float" -> kFloat; kUndefined for a name no type has.
-DataType data_type_named(std::string_view name) {
-  for (int t = 1; t <= kMaxDataTypeValue; ++t)
-    if (data_type_name(static_cast<DataType>(t)) == name) return static_cast<DataType>(t);
-  return DataType::kUndefined;
-}
-
 void write_shape(const ValueType& t, onnx::TensorShapeProto* shape) {
   for (const Dim& d : t.dims) {
     auto* dim = shape->add_dim();
@@ -73,32 +66,12 @@ bool writable_type(const ValueType& t) {
 }
 
 // The loader keeps TYPE_PROTO attributes as their spelling ("tensor(float)",
-// "seq(tensor(int64))", ValueType::type_string()); this reads it back.
-bool parse_type_string(std::string_view s, onnx::TypeProto* out) {
-  auto inside = [&](std::string_view prefix, std::string_view& body) {
-    if (s.size() < prefix.size() + 2 || s.substr(0, prefix.size()) != prefix || s[prefix.size()] != '(' ||
-        s.back() != ')')
-      return false;
-    body = s.substr(prefix.size() + 1, s.size() - prefix.size() - 2);
-    return true;
-  };
-  std::string_view body;
-  if (inside("tensor", body) || inside("sparse_tensor", body)) {
-    const DataType dt = data_type_named(body);
-    if (dt == DataType::kUndefined) return false;
-    if (s[0] == 's') out->mutable_sparse_tensor_type()->set_elem_type(static_cast<int32_t>(dt));
-    else out->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(dt));
-    return true;
-  }
-  if (inside("seq", body)) {
-    s = body;
-    return parse_type_string(s, out->mutable_sequence_type()->mutable_elem_type());
-  }
-  if (inside("optional", body)) {
-    s = body;
-    return parse_type_string(s, out->mutable_optional_type()->mutable_elem_type());
-  }
-  return false;
+// "seq(tensor(int64))", ValueType::type_string()); this writes it back.
+bool write_type_string(std::string_view s, onnx::TypeProto* out) {
+  ValueType t;
+  if (!parse_type_string(s, t)) return false;
+  write_type(t, out);
+  return true;
 }
 
 class GraphWriter {
@@ -170,13 +143,13 @@ Status GraphWriter::write_attribute(const Attribute& a, const std::string& where
       return ok_status();
     case AttributeType::kTypeProto:
       out->set_type(onnx::AttributeProto::TYPE_PROTO);
-      if (!parse_type_string(a.s, out->mutable_tp()))
+      if (!write_type_string(a.s, out->mutable_tp()))
         return not_implemented(where + ": cannot write type '" + a.s + "' back as a TypeProto");
       return ok_status();
     case AttributeType::kTypeProtos:
       out->set_type(onnx::AttributeProto::TYPE_PROTOS);
       for (const std::string& s : a.strings)
-        if (!parse_type_string(s, out->add_type_protos()))
+        if (!write_type_string(s, out->add_type_protos()))
           return not_implemented(where + ": cannot write type '" + s + "' back as a TypeProto");
       return ok_status();
     case AttributeType::kSparseTensor:

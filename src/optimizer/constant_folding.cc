@@ -86,6 +86,11 @@ Status fold_constants(Graph& graph, int* folded) {
     // A failure here (bad constant data) is left for run time, where the
     // error is reported with the run's context.
     if (!run_kernel_once(**kernel, ctx).ok()) continue;
+    // Initializers are tensors: a sequence or optional result (SequenceEmpty,
+    // SplitToSequence of a constant) stays a node and runs each time.
+    bool all_tensors = true;
+    for (const Tensor& t : ctx.outputs()) all_tensors = all_tensors && t.is_tensor();
+    if (!all_tensors) continue;
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       const ValueId out = node.outputs[i];
       if (out == kNoValue) continue;

@@ -40,6 +40,15 @@ NodeTest& NodeTest::constant_input(Tensor t) {
   return *this;
 }
 
+NodeTest& NodeTest::type_attr(const std::string& name, const std::string& type) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kTypeProto;
+  a.s = type;
+  node_.attributes.push_back(std::move(a));
+  return *this;
+}
+
 NodeTest& NodeTest::missing_input() {
   node_.inputs.push_back(kNoValue);
   return *this;
@@ -120,6 +129,10 @@ Result<std::vector<Tensor>> NodeTest::run() {
     ValueType type = ValueType::tensor(t.dtype(), t.shape());
     if (dynamic_)
       for (Dim& d : type.dims) d = Dim::unknown();
+    // A sequence feed is declared seq(tensor(T)), an empty optional
+    // optional(tensor(T)); their items' shapes are left unknown.
+    if (t.kind() == ValueKind::kSequence) type = ValueType::sequence(ValueType::tensor(t.dtype()));
+    if (t.kind() == ValueKind::kNone) type = ValueType::optional(ValueType::tensor(t.dtype()));
     const ValueId v = graph_.add_value("input" + std::to_string(k), type);
     graph_.values[static_cast<size_t>(v)].is_graph_input = true;
     graph_.inputs.push_back(v);

@@ -62,6 +62,8 @@ class NodeTest {
   NodeTest& attr(const std::string& name, std::vector<int64_t> v);
   NodeTest& attr(const std::string& name, std::vector<float> v);
   NodeTest& attr(const std::string& name, Tensor v);
+  // A TYPE_PROTO attribute, in the spelling the loader keeps ("seq(tensor(int64))").
+  NodeTest& type_attr(const std::string& name, const std::string& type);
 
   // Number of outputs (default 1).
   NodeTest& outputs(int n);

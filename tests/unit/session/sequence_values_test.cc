@@ -1,10 +1,12 @@
 // Sequences and optionals as values: built, cloned, fed to a model whose
 // input is a sequence, returned by Identity, and refused where the model
-// wants something else.
+// wants something else; and a sequence built from intermediate tensors
+// in a session, whose buffers the executor reuses.
 #include <gtest/gtest.h>
 
 #include "onnx/onnx_pb.h"
 #include "switchyard/session.h"
+#include "testing/model_builder.h"
 #include "testing/node_test.h"
 
 namespace sy {
@@ -70,6 +72,31 @@ TEST(SequenceValues, WrongKindOrElementTypeIsRefused) {
   ASSERT_FALSE(wrong_items.ok());
   EXPECT_NE(wrong_items.status().message().find("an element of type tensor(int64)"), std::string::npos)
       << wrong_items.status().message();
+}
+
+TEST(SequenceValues, ItemsOutliveTheBuffersOfTheTensorsTheyCameFrom) {
+  // a = -x goes into a sequence; after that its planned buffer is free,
+  // and the next values (|x|, then relu(|x|)) may take it. The sequence
+  // must still hold -x when ConcatFromSequence reads it at the end.
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {4});
+  b.node("Neg", {"x"}, {"a"});
+  b.node("SequenceConstruct", {"a"}, {"s"});
+  b.node("Abs", {"x"}, {"c"});
+  b.node("Relu", {"c"}, {"d"});
+  b.node("Add", {"d", "c"}, {"e"});
+  b.node("ConcatFromSequence", {"s"}, {"y"}, {{"axis", 0}});
+  b.output("y", DataType::kFloat, {4});
+  b.output("e", DataType::kFloat, {4});
+  const std::string bytes = b.build();
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  for (int run = 0; run < 2; ++run) {
+    auto out = (*s)->run({{"x", testing::make_tensor<float>({4}, {1, -2, 3, -4})}});
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ(testing::to_vector<float>(out->at(0)), (std::vector<float>{-1, 2, -3, 4}));
+    EXPECT_EQ(testing::to_vector<float>(out->at(1)), (std::vector<float>{2, 4, 6, 8}));
+  }
 }
 
 }  // namespace
