@@ -82,14 +82,9 @@ Status run_body(KernelContext& ctx, const Body& body, ExecutionFrame& frame) {
     const auto v = static_cast<size_t>(g.outputs[i]);
     const Tensor& value =
         sub.plan.values[v].storage == ValueStorage::kConstant ? sub.plan.constants[v] : frame.values[v];
-    if (!value.is_tensor()) {
-      SY_RETURN_IF_ERROR(ctx.set_output(i, value));
-      continue;
-    }
-    if (!value.defined())
+    if (value.is_tensor() && !value.defined())
       return kernel_error(ctx, body.attribute + " did not produce its output '" + g.values[v].name + "'");
-    SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(i, value.dtype(), value.shape()));
-    copy_tensor_data(value, *out, ctx.thread_pool());
+    SY_RETURN_IF_ERROR(output_value(ctx, i, value));
   }
   return ok_status();
 }

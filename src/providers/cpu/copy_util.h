@@ -104,6 +104,17 @@ inline void copy_tensor_data(const Tensor& src, Tensor& dst, ThreadPool& pool) {
                     [&](int64_t b, int64_t e) { std::memcpy(out + b, in + b, static_cast<size_t>(e - b)); });
 }
 
+// Output i becomes `value` as it is: a sequence or optional is shared (they
+// are immutable), a tensor is copied into the output's planned memory,
+// since it may be a view of a buffer that is reused (a slot of this run or
+// of a subgraph's). What Identity, the optional ops and If hand on.
+inline Status output_value(KernelContext& ctx, size_t i, const Tensor& value) {
+  if (!value.is_tensor()) return ctx.set_output(i, value);
+  SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(i, value.dtype(), value.shape()));
+  copy_tensor_data(value, *out, ctx.thread_pool());
+  return ok_status();
+}
+
 // Bits per element of the types packed below a byte (stored little end
 // first within a byte); 0 for every other type.
 inline int packed_bits(DataType t) {

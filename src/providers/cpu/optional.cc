@@ -13,14 +13,6 @@
 namespace sy::cpu {
 namespace {
 
-// Output 0 gets `value`, which holds something (a tensor or a sequence).
-Status pass_through(KernelContext& ctx, const Tensor& value) {
-  if (!value.is_tensor()) return ctx.set_output(0, value);
-  SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, value.dtype(), value.shape()));
-  copy_tensor_data(value, *out, ctx.thread_pool());
-  return ok_status();
-}
-
 class OptionalKernel final : public Kernel {
  public:
   OptionalKernel(const KernelCreateContext& ctx, Status&) {
@@ -35,7 +27,7 @@ class OptionalKernel final : public Kernel {
     const Tensor* in = ctx.input(0);
     if (in == nullptr) return ctx.set_output(0, Tensor::none(element_dtype_));
     if (in->kind() == ValueKind::kNone) return kernel_error(ctx, "input 0 is an empty optional; it must hold a value");
-    return pass_through(ctx, *in);
+    return output_value(ctx, 0, *in);
   }
 
  private:
@@ -64,7 +56,7 @@ class OptionalGetElementKernel final : public Kernel {
     if (in == nullptr) return kernel_error(ctx, "input 0 is missing");
     if (in->kind() == ValueKind::kNone)
       return kernel_invalid_argument(ctx, "input 0 is an empty optional; there is no element to get");
-    return pass_through(ctx, *in);
+    return output_value(ctx, 0, *in);
   }
 };
 

@@ -15,6 +15,7 @@
 
 #include "core/checked_math.h"
 #include "providers/cpu/copy_util.h"
+#include "providers/cpu/row_pieces.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
@@ -170,19 +171,6 @@ class SequenceLengthKernel final : public Kernel {
 
 // ---- SplitToSequence ------------------------------------------------------------
 
-// Copies slices [begin, begin + length) along the axis of `in`, seen as
-// [outer, axis_dim, inner], into the contiguous `out`.
-Status copy_slice(const Tensor& in, int64_t outer, int64_t axis_dim, int64_t inner, int64_t begin, int64_t length,
-                  Tensor& out) {
-  return dispatch_by_element(in.dtype(), [&]<typename T>() {
-    const T* src = in.data<T>();
-    T* dst = out.data<T>();
-    for (int64_t o = 0; o < outer; ++o)
-      copy_elements(dst + o * length * inner, src + (o * axis_dim + begin) * inner, length * inner);
-    return ok_status();
-  });
-}
-
 class SplitToSequenceKernel final : public Kernel {
  public:
   SplitToSequenceKernel(const KernelCreateContext& ctx, Status& status) {
@@ -206,16 +194,21 @@ class SplitToSequenceKernel final : public Kernel {
     const bool drop_axis = ctx.input(1) == nullptr && !keepdims_;
     std::vector<Tensor> items;
     items.reserve(lengths.size());
-    int64_t begin = 0;
-    for (int64_t length : lengths) {
+    SY_ASSIGN_OR_RETURN(Pieces pieces, make_pieces(ctx, static_cast<int64_t>(lengths.size())));
+    for (size_t k = 0; k < lengths.size(); ++k) {
       std::vector<int64_t> piece = shape.to_vector();
-      piece[a] = length;
+      piece[a] = lengths[k];
       if (drop_axis) piece.erase(piece.begin() + axis);
       SY_ASSIGN_OR_RETURN(Tensor item, Tensor::allocate_uninitialized(in.dtype(), Shape(piece)));
-      SY_RETURN_IF_ERROR(copy_slice(in, outer, axis_dim, inner, begin, length, item));
+      pieces.width[k] = lengths[k] * inner;
+      pieces.data[k] = item.raw_data();
       items.push_back(std::move(item));
-      begin += length;
     }
+    // The input's rows cut into the items', as Split does.
+    SY_RETURN_IF_ERROR(dispatch_by_element(in.dtype(), [&]<typename T>() {
+      copy_rows<T, true>(const_cast<T*>(in.data<T>()), pieces, outer, ctx.thread_pool());
+      return ok_status();
+    }));
     return ctx.set_output(0, Tensor::sequence(in.dtype(), std::move(items)));
   }
 
@@ -300,18 +293,16 @@ class ConcatFromSequenceKernel final : public Kernel {
     out_dims[a] = total;
     const Shape out_shape(out_dims);
     SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, items[0].dtype(), out_shape));
-    const int64_t outer = out_shape.size_to(a);
-    const int64_t inner = out_shape.size_from(a + 1);
+    // Row o of the output is item 0's row o, then item 1's, and so on, as
+    // Concat's; an item's row is its dims from the axis on (with new_axis,
+    // the output's dims after the new axis).
+    SY_ASSIGN_OR_RETURN(Pieces pieces, make_pieces(ctx, static_cast<int64_t>(items.size())));
+    for (size_t k = 0; k < items.size(); ++k) {
+      pieces.width[k] = items[k].shape().size_from(a);
+      pieces.data[k] = const_cast<void*>(items[k].raw_data());
+    }
     return dispatch_by_element(out->dtype(), [&]<typename T>() {
-      // Row o of the output is item 0's row o, then item 1's, and so on.
-      T* dst = out->data<T>();
-      for (int64_t o = 0; o < outer; ++o) {
-        for (const Tensor& item : items) {
-          const int64_t run = (new_axis_ ? 1 : item.shape()[a]) * inner;
-          copy_elements(dst, item.data<T>() + o * run, run);
-          dst += run;
-        }
-      }
+      copy_rows<T, false>(out->data<T>(), pieces, out_shape.size_to(a), ctx.thread_pool());
       return ok_status();
     });
   }

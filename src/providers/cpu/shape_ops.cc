@@ -304,9 +304,7 @@ class IdentityKernel final : public Kernel {
   Status run(KernelContext& ctx) const override {
     const Tensor* in = ctx.input(0);
     if (in == nullptr || !in->defined()) return kernel_error(ctx, "input 0 is missing");
-    // Sequences and optionals are immutable values: share them.
-    if (!in->is_tensor()) return ctx.set_output(0, *in);
-    return copy_to_output(ctx, *in, in->shape());
+    return output_value(ctx, 0, *in);
   }
 };
 
