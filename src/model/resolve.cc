@@ -183,9 +183,11 @@ Status infer_types(Graph& graph) {
   std::vector<ValueType> outputs;
   for (NodeId id : order) {
     Node& node = graph.nodes[static_cast<size_t>(id)];
+    const OpSchema* schema = find_schema(node.domain, node.op_type, node.since_version);
     for (Attribute& a : node.attributes) {
       if (a.g) {
         refresh_outer_scope_types(graph, *a.g);
+        if (schema != nullptr && schema->seed_body != nullptr) schema->seed_body(graph, node, a.name, *a.g);
         SY_RETURN_IF_ERROR(infer_types(*a.g).with_context(node.describe() + " " + a.name));
       }
       for (auto& g : a.graphs) {
@@ -197,7 +199,6 @@ Status infer_types(Graph& graph) {
     // types it expects (an op without a schema here is still checked).
     const OpVersion* spec = find_op_version(normalize_domain(node.domain), node.op_type, node.since_version);
     if (spec != nullptr) SY_RETURN_IF_ERROR(check_input_types(graph, node, *spec));
-    const OpSchema* schema = find_schema(node.domain, node.op_type, node.since_version);
     if (schema == nullptr || schema->infer == nullptr) continue;
     const auto n_in = static_cast<int>(node.inputs.size());
     const auto n_out = static_cast<int>(node.outputs.size());

@@ -45,6 +45,10 @@ class InferenceContext {
 };
 
 using InferFn = Status (*)(InferenceContext& ctx);
+// Gives a subgraph's inputs the types the node passes them (a Loop body's
+// iteration number, condition and loop-carried values), where the body
+// leaves them unknown, before the body is inferred.
+using SeedBodyFn = void (*)(const Graph& graph, const Node& node, const std::string& attribute, Graph& body);
 
 struct OpSchema {
   std::string_view domain;  // "" for ai.onnx
@@ -55,6 +59,7 @@ struct OpSchema {
   int min_outputs;
   int max_outputs;
   InferFn infer;            // may be nullptr: outputs stay unknown
+  SeedBodyFn seed_body = nullptr;  // ops with subgraphs whose inputs they feed
 };
 
 // The schema for `op_type` in `domain` at `opset`, or nullptr.

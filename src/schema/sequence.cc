@@ -1,6 +1,6 @@
 // Schemas of the sequence ops: SequenceEmpty, SequenceConstruct,
 // SequenceInsert, SequenceErase, SequenceAt, SequenceLength,
-// SplitToSequence and ConcatFromSequence. A sequence's type is
+// SplitToSequence, ConcatFromSequence and SequenceMap. A sequence's type is
 // seq(tensor(T)); its element type carries the shape every item shares
 // as far as it is known (a dim that differs between items is unknown).
 #include <climits>
@@ -184,6 +184,50 @@ Status infer_concat_from_sequence(InferenceContext& ctx) {
   return ok_status();
 }
 
+// ---- SequenceMap ---------------------------------------------------------------
+
+// The body sees one item of each sequence input and each tensor input as
+// it is.
+void seed_sequence_map_body(const Graph& graph, const Node& node, const std::string& attribute, Graph& body) {
+  if (attribute != "body") return;
+  for (size_t i = 0; i < node.inputs.size() && i < body.inputs.size(); ++i) {
+    if (!node.has_input(i)) continue;
+    const ValueType& t = graph.values[static_cast<size_t>(node.inputs[i])].type;
+    const ValueType* item = item_type(&t);
+    ValueType& declared = body.values[static_cast<size_t>(body.inputs[i])].type;
+    if (declared.kind != ValueType::Kind::kUnknown) continue;
+    if (item != nullptr) {
+      declared = *item;  // the dims all items share
+    } else if (t.is_tensor()) {
+      declared = t;
+    }
+  }
+}
+
+Status infer_sequence_map(InferenceContext& ctx) {
+  SY_RETURN_IF_ERROR(sequence_input(ctx).status());
+  const Attribute* a = ctx.node().attr("body");
+  if (a == nullptr || !a->g) return ctx.error("has no body graph attribute");
+  const Graph& body = *a->g;
+  if (body.inputs.size() != ctx.num_inputs())
+    return ctx.error("body has " + std::to_string(body.inputs.size()) + " inputs; expected " +
+                     std::to_string(ctx.num_inputs()) + ", one per input of the node");
+  if (body.outputs.size() != ctx.num_outputs())
+    return ctx.error("body has " + std::to_string(body.outputs.size()) + " outputs; expected " +
+                     std::to_string(ctx.num_outputs()) + ", one per output of the node");
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+    const ValueType& t = body.values[static_cast<size_t>(body.outputs[i])].type;
+    if (t.kind == ValueType::Kind::kUnknown) continue;
+    if (!t.is_tensor())
+      return ctx.error("body output " + std::to_string(i) + " is " + t.type_string() +
+                       "; the items of a sequence are tensors");
+    // Items may differ in size from one to the next: the dims stay only
+    // where the body fixes them.
+    ctx.output_type(i) = ValueType::sequence(t);
+  }
+  return ok_status();
+}
+
 constexpr OpSchema kSequenceSchemas[] = {
     {"", "SequenceEmpty", 11, 0, 0, 1, 1, &infer_sequence_empty},
     {"", "SequenceConstruct", 11, 1, -1, 1, 1, &infer_sequence_construct},
@@ -194,6 +238,7 @@ constexpr OpSchema kSequenceSchemas[] = {
     {"", "SplitToSequence", 11, 1, 2, 1, 1, &infer_split_to_sequence},
     {"", "SplitToSequence", 24, 1, 2, 1, 1, &infer_split_to_sequence},  // adds bfloat16
     {"", "ConcatFromSequence", 11, 1, 1, 1, 1, &infer_concat_from_sequence},
+    {"", "SequenceMap", 17, 1, -1, 1, -1, &infer_sequence_map, &seed_sequence_map_body},
 };
 
 }  // namespace

@@ -105,7 +105,11 @@ class SequenceInsertKernel final : public Kernel {
     SY_ASSIGN_OR_RETURN(const Tensor* seq, sequence_input(ctx));
     const Tensor* t = ctx.input(1);
     if (t == nullptr || !t->is_tensor()) return kernel_error(ctx, "input 1 (tensor) must be a tensor");
-    if (t->dtype() != seq->dtype())
+    // An empty sequence read from a file may not name its element type; the
+    // first tensor inserted does.
+    const DataType element_type =
+        seq->dtype() == DataType::kUndefined && seq->items().empty() ? t->dtype() : seq->dtype();
+    if (t->dtype() != element_type)
       return kernel_error(ctx, "input 1 (tensor) is " + t->describe() + " but input 0 (input_sequence) holds " +
                                    std::string(data_type_name(seq->dtype())) + " tensors");
     const std::vector<Tensor>& old_items = seq->items();
@@ -121,7 +125,7 @@ class SequenceInsertKernel final : public Kernel {
     SY_ASSIGN_OR_RETURN(Tensor item, as_item(*t));
     items.push_back(std::move(item));
     items.insert(items.end(), old_items.begin() + pos, old_items.end());
-    return ctx.set_output(0, Tensor::sequence(seq->dtype(), std::move(items)));
+    return ctx.set_output(0, Tensor::sequence(element_type, std::move(items)));
   }
 };
 
