@@ -114,5 +114,68 @@ TEST(SteadyState, AnIfAllocatesNothingMoreThanItsBranch) {
   EXPECT_LE(branched.tensor_allocs, 1u) << "only the graph output should be allocated";
 }
 
+// x = Loop(M) over a body that runs a chain of `n` nodes and an If on the
+// outer-scope `flag` (Relu or Neg) on the loop-carried x: the If in a loop.
+std::string loop_model(int n) {
+  testing::ModelBuilder then_branch(17);
+  then_branch.node("Relu", {"t"}, {"r"});
+  then_branch.output("r", DataType::kFloat, {"batch", 64});
+  testing::ModelBuilder else_branch(17);
+  else_branch.node("Neg", {"t"}, {"e"});
+  else_branch.output("e", DataType::kFloat, {"batch", 64});
+  testing::ModelBuilder body(17);
+  body.input("i", DataType::kInt64, {});
+  body.input("cond_in", DataType::kBool, {});
+  body.input("x_in", DataType::kFloat, {"batch", 64});
+  std::string prev = "x_in";
+  const char* ops[] = {"Tanh", "Sigmoid", "Relu"};
+  for (int i = 0; i < n; ++i) {
+    const std::string out = i + 1 == n ? "t" : "c" + std::to_string(i);
+    body.node(ops[i % 3], {prev}, {out});
+    prev = out;
+  }
+  body.node("If", {"flag"}, {"x_out"},
+            {testing::AttrSpec("then_branch", then_branch), testing::AttrSpec("else_branch", else_branch)});
+  body.node("Identity", {"cond_in"}, {"cond_out"});
+  body.output("cond_out", DataType::kBool, {});
+  body.output("x_out", DataType::kFloat, {"batch", 64});
+  testing::ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {"batch", 64});
+  b.input("M", DataType::kInt64, {});
+  b.input("flag", DataType::kBool, {});
+  b.node("Loop", {"M", "", "x"}, {"y"}, {testing::AttrSpec("body", body)});
+  b.output("y", DataType::kFloat, {"batch", 64});
+  return b.build();
+}
+
+// A Loop's iterations alternate between two frames it keeps, its carried
+// value is swapped between them, and the If inside keeps its branches'
+// frames in each: 1000 iterations allocate what one does, which is what a
+// plain graph's run does (the result, the graph output).
+TEST(SteadyState, ALoopOfAThousandIterationsAllocatesWhatOneDoes) {
+  Tensor flag = Tensor::allocate(DataType::kBool, Shape{}).value();
+  flag.data<bool>()[0] = true;
+  auto trips = [](int64_t m) {
+    Tensor t = Tensor::allocate(DataType::kInt64, Shape{}).value();
+    t.data<int64_t>()[0] = m;
+    return t;
+  };
+  const std::string model = loop_model(12);
+  const Counts one = count_second_run(model, {{"M", trips(1)}, {"flag", flag}});
+  const Counts thousand = count_second_run(model, {{"M", trips(1000)}, {"flag", flag}});
+  // Nor does the Loop itself allocate per run: a run of it costs what a
+  // run of a plain chain does.
+  const Counts plain = count_second_run(chain_model(12));
+  EXPECT_EQ(plain.news, thousand.news) << "operator new calls per run: chain " << plain.news << ", Loop "
+                                       << thousand.news;
+  EXPECT_EQ(one.news, thousand.news) << "operator new calls per run: 1 iteration " << one.news << ", 1000 iterations "
+                                     << thousand.news;
+  EXPECT_EQ(one.tensor_allocs, thousand.tensor_allocs);
+  EXPECT_LE(thousand.tensor_allocs, 1u) << "only the graph output should be allocated";
+  flag.data<bool>()[0] = false;
+  const Counts other_branch = count_second_run(model, {{"M", trips(1000)}, {"flag", flag}});
+  EXPECT_EQ(one.news, other_branch.news);
+}
+
 }  // namespace
 }  // namespace sy
