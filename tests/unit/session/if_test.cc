@@ -11,6 +11,7 @@
 #include "switchyard/session.h"
 #include "testing/model_builder.h"
 #include "testing/node_test.h"
+#include "testing/session_helpers.h"
 
 namespace sy {
 namespace {
@@ -20,15 +21,9 @@ using testing::make_bool_tensor;
 using testing::make_tensor;
 using testing::ModelBuilder;
 
-std::unique_ptr<Session> create(const std::string& bytes) {
-  auto s = Session::create_from_bytes(bytes.data(), bytes.size());
-  EXPECT_TRUE(s.ok()) << s.status().to_string();
-  return s.ok() ? std::move(s).value() : nullptr;
-}
+constexpr auto create = testing::create_session;
 
-std::vector<float> floats(const Tensor& t) {
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
-}
+std::vector<float> floats(const Tensor& t) { return testing::tensor_values<float>(t); }
 
 Tensor flag(bool value) { return make_bool_tensor(Shape{}, {value ? 1 : 0}); }
 

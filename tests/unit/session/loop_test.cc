@@ -13,6 +13,7 @@
 #include "switchyard/session.h"
 #include "testing/model_builder.h"
 #include "testing/node_test.h"
+#include "testing/session_helpers.h"
 
 namespace sy {
 namespace {
@@ -22,16 +23,7 @@ using testing::make_bool_tensor;
 using testing::make_tensor;
 using testing::ModelBuilder;
 
-std::unique_ptr<Session> create(const std::string& bytes) {
-  auto s = Session::create_from_bytes(bytes.data(), bytes.size());
-  EXPECT_TRUE(s.ok()) << s.status().to_string();
-  return s.ok() ? std::move(s).value() : nullptr;
-}
-
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
-}
+constexpr auto create = testing::create_session;
 
 Tensor scalar_i64(int64_t v) { return make_tensor<int64_t>({}, {v}); }
 Tensor flag(bool value) { return make_bool_tensor(Shape{}, {value ? 1 : 0}); }
@@ -72,15 +64,15 @@ TEST(LoopTest, AForLoopCarriesAValueAndStacksAScanOutput) {
     auto r = s->run({{"M", scalar_i64(4)}, {"x", x}});
     ASSERT_TRUE(r.ok()) << r.status().to_string();
     // [1,2] * 2^4
-    EXPECT_EQ(values<float>(r->at(0)), (std::vector<float>{16, 32}));
+    EXPECT_EQ(testing::tensor_values<float>(r->at(0)), (std::vector<float>{16, 32}));
     EXPECT_EQ(r->at(1).shape(), Shape({4, 2}));
-    EXPECT_EQ(values<float>(r->at(1)), (std::vector<float>{1, 2, 2, 4, 4, 8, 8, 16}));
+    EXPECT_EQ(testing::tensor_values<float>(r->at(1)), (std::vector<float>{1, 2, 2, 4, 4, 8, 8, 16}));
   }
   // Zero iterations (and a negative count) hand x on, with an empty stack.
   for (int64_t m : {0, -3}) {
     auto r = s->run({{"M", scalar_i64(m)}, {"x", x}});
     ASSERT_TRUE(r.ok()) << r.status().to_string();
-    EXPECT_EQ(values<float>(r->at(0)), (std::vector<float>{1, 2}));
+    EXPECT_EQ(testing::tensor_values<float>(r->at(0)), (std::vector<float>{1, 2}));
     EXPECT_NE(r->at(0).raw_data(), x.raw_data()) << "a result must not alias the caller's feed";
     EXPECT_EQ(r->at(1).shape(), Shape({0, 2}));
   }
@@ -117,8 +109,8 @@ TEST(LoopTest, CarriedValuesHandedThroughSurviveTheSwap) {
   auto r = s->run({{"M", scalar_i64(10)}, {"a0", make_tensor<int64_t>({1}, {0})}, {"b0", make_tensor<int64_t>({1}, {1})}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   // F(10) = 55, F(11) = 89
-  EXPECT_EQ(values<int64_t>(r->at(0)), (std::vector<int64_t>{55}));
-  EXPECT_EQ(values<int64_t>(r->at(1)), (std::vector<int64_t>{89}));
+  EXPECT_EQ(testing::tensor_values<int64_t>(r->at(0)), (std::vector<int64_t>{55}));
+  EXPECT_EQ(testing::tensor_values<int64_t>(r->at(1)), (std::vector<int64_t>{89}));
 }
 
 // A while loop: cond starts true; the body sets cond_out = i < 2 and adds
@@ -147,16 +139,16 @@ TEST(LoopTest, AWhileLoopStopsOnTheBodysCondition) {
   ASSERT_NE(w, nullptr);
   auto r = w->run({{"M", scalar_i64(0)}, {"cond", flag(true)}, {"sum0", scalar_i64(0)}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
-  EXPECT_EQ(values<int64_t>(r->at(0)), (std::vector<int64_t>{3}));
+  EXPECT_EQ(testing::tensor_values<int64_t>(r->at(0)), (std::vector<int64_t>{3}));
   r = w->run({{"M", scalar_i64(0)}, {"cond", flag(false)}, {"sum0", scalar_i64(10)}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
-  EXPECT_EQ(values<int64_t>(r->at(0)), (std::vector<int64_t>{10}));
+  EXPECT_EQ(testing::tensor_values<int64_t>(r->at(0)), (std::vector<int64_t>{10}));
 
   auto bounded = create(b.build());
   ASSERT_NE(bounded, nullptr);
   r = bounded->run({{"M", scalar_i64(2)}, {"cond", flag(true)}, {"sum0", scalar_i64(0)}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
-  EXPECT_EQ(values<int64_t>(r->at(0)), (std::vector<int64_t>{1}));
+  EXPECT_EQ(testing::tensor_values<int64_t>(r->at(0)), (std::vector<int64_t>{1}));
 }
 
 // x_out = Concat(x_in, x_in): the carried value doubles in length each
@@ -177,7 +169,7 @@ TEST(LoopTest, ACarriedValueMayChangeShape) {
   auto r = s->run({{"M", scalar_i64(3)}, {"x", make_tensor<float>({1}, {7})}});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(r->at(0).shape(), Shape({8}));
-  EXPECT_EQ(values<float>(r->at(0)), std::vector<float>(8, 7));
+  EXPECT_EQ(testing::tensor_values<float>(r->at(0)), std::vector<float>(8, 7));
 }
 
 TEST(LoopTest, ALoopThatCouldNeverEndIsRefusedAtCreation) {
@@ -262,7 +254,7 @@ TEST(LoopTest, TerminateStopsALoopThatDoesNotEndOnItsOwn) {
   EXPECT_NE(message.find("'spin' (Loop)"), std::string::npos) << message;
   auto again = s->run({{"cond", flag(false)}, {"x", make_tensor<float>({1}, {4})}});
   ASSERT_TRUE(again.ok()) << again.status().to_string();
-  EXPECT_EQ(values<float>(again->at(0)), (std::vector<float>{4}));
+  EXPECT_EQ(testing::tensor_values<float>(again->at(0)), (std::vector<float>{4}));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "switchyard/session.h"
 #include "testing/model_builder.h"
 #include "testing/node_test.h"
+#include "testing/session_helpers.h"
 
 namespace sy {
 namespace {
@@ -18,13 +19,9 @@ using testing::AttrSpec;
 using testing::make_tensor;
 using testing::ModelBuilder;
 
-std::unique_ptr<Session> create(const std::string& bytes) {
-  auto s = Session::create_from_bytes(bytes.data(), bytes.size());
-  EXPECT_TRUE(s.ok()) << s.status().to_string();
-  return s.ok() ? std::move(s).value() : nullptr;
-}
+constexpr auto create = testing::create_session;
 
-std::vector<float> floats(const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements()); }
+std::vector<float> floats(const Tensor& t) { return testing::tensor_values<float>(t); }
 
 // A running sum: s_out = s_in + slice, and the scan output is s_out.
 ModelBuilder running_sum_body(std::vector<testing::DimSpec> slice) {
