@@ -5,12 +5,31 @@
 namespace sy {
 namespace {
 
+// The body's outer-scope values that are constants of the enclosing graph
+// (its initializers, or what its passes folded) become the body's own, the
+// tensor shared, so that the body's passes fold and fuse over them as over
+// its own weights: an exporter that reorders an LSTM's weights inside a
+// branch gets them reordered once, here, not on every run.
+void import_outer_constants(const Graph& enclosing, Graph& body) {
+  for (size_t v = 0; v < body.values.size(); ++v) {
+    Value& value = body.values[v];
+    if (!value.is_outer_scope) continue;
+    const ValueId outer = enclosing.find_value(value.name);
+    const Tensor* constant = outer == kNoValue ? nullptr : enclosing.constant(outer);
+    if (constant == nullptr) continue;
+    value.is_outer_scope = false;
+    value.is_initializer = true;
+    body.initializers[static_cast<ValueId>(v)] = *constant;
+  }
+}
+
 Status compile_body(Graph& body, CompiledSubgraph& sub, std::span<ExecutionProvider* const> chain,
                     std::span<Allocator* const> allocators, const SubgraphCompileOptions& options,
                     std::vector<std::unique_ptr<CompiledSubgraph>>& compiled, CompiledSubgraphMap& map) {
   // resolve() already inferred the body with its parent. The passes leave
-  // its outer-scope values alone: they are neither constants nor produced
-  // here, and a body's outputs keep their names.
+  // its outer-scope values alone (the constant ones are the body's own by
+  // now): they are neither constants nor produced here, and a body's
+  // outputs keep their names.
   SY_RETURN_IF_ERROR(optimize(body, options.level));
   SY_ASSIGN_OR_RETURN(Placement placement, place_nodes(body, chain, options.partition));
   SY_RETURN_IF_ERROR(rewrite_placed_nodes(body, chain, options.level));
@@ -39,6 +58,7 @@ Status compile_subgraphs(Graph& graph, std::span<ExecutionProvider* const> chain
       sub->allocators.assign(allocators.begin(), allocators.end());
       CompiledSubgraph& ref = *sub;
       compiled.push_back(std::move(sub));
+      import_outer_constants(graph, *a.g);
       SY_RETURN_IF_ERROR(compile_body(*a.g, ref, chain, allocators, options, compiled, map)
                              .with_context(node.describe() + " " + a.name));
       map[a.g.get()] = &ref;

@@ -122,6 +122,32 @@ TEST(IfTest, BranchesAreOptimizedOnceAtCreation) {
   EXPECT_EQ(floats(out->at(0)), (std::vector<float>{1, 4, 9}));
 }
 
+// Weights of the main graph that a branch reorders (as exporters write an
+// LSTM's gates inside a branch) are constants to the branch too: the
+// reordering is folded at creation, not run each time.
+TEST(IfTest, ABranchFoldsOverTheMainGraphsWeights) {
+  ModelBuilder then_branch(17);
+  then_branch.node("Add", {"w1", "w2"}, {"c"}, {}, "fold_outer_add");
+  then_branch.node("Mul", {"x", "c"}, {"t"}, {}, "then_mul");
+  then_branch.output("t", DataType::kFloat, {3});
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {3});
+  b.input("cond", DataType::kBool, {});
+  b.initializer("w1", make_tensor<float>({3}, {1, 1, 1}));
+  b.initializer("w2", make_tensor<float>({3}, {0, 1, 2}));
+  b.node("If", {"cond"}, {"y"}, {AttrSpec("then_branch", then_branch), AttrSpec("else_branch", neg_branch("e", 3))}, "if");
+  b.output("y", DataType::kFloat, {3});
+  auto s = create(b.build());
+  ASSERT_NE(s, nullptr);
+  const std::vector<std::string> names = assigned_names(*s);
+  EXPECT_FALSE(has(names, "if/then_branch/fold_outer_add")) << "not folded";
+  EXPECT_TRUE(has(names, "if/then_branch/then_mul"));
+  auto out = s->run({{"x", make_tensor<float>({3}, {1, 2, 3})}, {"cond", flag(true)}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  // [1,2,3] * ([1,1,1] + [0,1,2])
+  EXPECT_EQ(floats(out->at(0)), (std::vector<float>{1, 4, 9}));
+}
+
 // z = If(c1) then (If(c2) then a * x else a - x, with a = x + x local to the
 // outer then branch) else -x. The inner branches read x from two levels
 // out and a from one; the inner If's condition c2 comes from the main graph.
