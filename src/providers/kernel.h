@@ -27,6 +27,7 @@
 namespace sy {
 
 struct RunOptions;  // switchyard/session.h
+class Profiler;     // session/profiler.h
 
 // What a kernel's prepare() made for one set of input shapes. Read-only
 // while run() runs, so that the kernel's own threads may share it. (A
@@ -79,10 +80,15 @@ class KernelContext {
   // control-flow kernel passes on to the bodies it runs (their terminate
   // flag and tag); nullptr outside a session run (constant folding, tests).
   const RunOptions* run_options() const { return run_options_; }
+  // The profiler recording this run's nodes, which a control-flow kernel
+  // hands to its bodies so their nodes are recorded too; nullptr when the
+  // run is not profiled.
+  Profiler* profiler() const { return profiler_; }
 
  protected:
   const KernelState* state_ = nullptr;
   const RunOptions* run_options_ = nullptr;
+  Profiler* profiler_ = nullptr;
   std::span<const Tensor* const> inputs_;
   size_t num_outputs_ = 0;
   ThreadPool* pool_ = nullptr;

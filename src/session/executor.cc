@@ -11,10 +11,11 @@ namespace {
 class FrameKernelContext final : public KernelContext {
  public:
   FrameKernelContext(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame, ThreadPool* pool,
-                     const RunOptions& run_options)
+                     const RunOptions& run_options, Profiler* profiler)
       : graph_(graph), plan_(plan), frame_(frame) {
     pool_ = pool;
     run_options_ = &run_options;
+    profiler_ = profiler;
   }
 
   void set_step(const PlanStep& step) {
@@ -173,7 +174,7 @@ void FramePool::release(std::unique_ptr<ExecutionFrame> frame) {
 Status execute_plan(const Graph& graph, const ExecutionPlan& plan, ExecutionFrame& frame,
                     std::span<ExecutionProvider* const> chain, ThreadPool* pool, const RunOptions& run_options,
                     const ExecuteOptions& options) {
-  FrameKernelContext ctx(graph, plan, frame, pool, run_options);
+  FrameKernelContext ctx(graph, plan, frame, pool, run_options, options.profiler);
   // Read once: the loop below reads locals, not the options.
   const std::span<const int> skipped = options.skipped_steps;
   Profiler* const profiler = options.profiler;

@@ -63,6 +63,7 @@ Status execute_body(KernelContext& ctx, const Body& body, ExecutionFrame& frame)
   const CompiledSubgraph& sub = *body.compiled;
   ExecuteOptions options;
   options.log_errors = false;  // the enclosing run logs what this returns
+  options.profiler = ctx.profiler();
   Status st = execute_plan(*sub.graph, sub.plan, frame, sub.chain, &ctx.thread_pool(), body_run_options(ctx), options);
   if (!st.ok()) return st.with_context(ctx.node().describe() + " " + body.attribute);
   return ok_status();
