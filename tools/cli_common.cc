@@ -249,6 +249,24 @@ Result<std::pair<std::string, std::string>> split_assignment(const std::string& 
 // overflow and memory when the random input is allocated.
 constexpr int64_t kMaxDim = int64_t{1} << 31;
 
+// A sequence input's --input value: .npy files separated by commas, one
+// per element; empty for an empty sequence.
+Result<Tensor> load_sequence(const ValueInfo& info, const std::string& files) {
+  std::vector<Tensor> items;
+  size_t start = 0;
+  while (start < files.size()) {
+    size_t comma = files.find(',', start);
+    if (comma == std::string::npos) comma = files.size();
+    const std::string file = files.substr(start, comma - start);
+    auto t = load_npy(file);
+    if (!t.ok()) return t.status().with_context("element " + std::to_string(items.size()));
+    items.push_back(std::move(t).value());
+    start = comma + 1;
+  }
+  // The session checks the elements' type against the declared one.
+  return Tensor::sequence(info.element_dtype, std::move(items));
+}
+
 }  // namespace
 
 Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch) {
@@ -288,12 +306,22 @@ Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch
   for (const ValueInfo& info : session.inputs()) {
     auto f = files.find(info.name);
     if (f != files.end()) {
-      auto t = load_npy(f->second);
+      auto t = info.sequence ? load_sequence(info, f->second) : load_npy(f->second);
       if (!t.ok()) return t.status().with_context("input '" + info.name + "'");
       feeds.tensors.emplace_back(info.name, std::move(t).value());
-      feeds.sources.push_back("from " + f->second);
+      feeds.sources.push_back(f->second.empty() ? "(empty)" : "from " + f->second);
       continue;
     }
+    // No data to make up for a container: an optional is left empty, and a
+    // sequence's length and element shapes are the user's to choose.
+    if (info.optional) {
+      feeds.tensors.emplace_back(info.name, Tensor::none(info.element_dtype));
+      feeds.sources.push_back("(not given)");
+      continue;
+    }
+    if (info.sequence)
+      return invalid_argument("input '" + info.name + "' is " + info.type + "; give its elements with --input " +
+                              info.name + "=A.npy,B.npy,... (nothing after '=' for an empty sequence)");
     std::map<std::string, int64_t> d = dims;
     if (!info.shape.empty() && info.shape[0].value < 0 && !d.count(info.shape[0].symbol)) d[info.shape[0].symbol] = batch;
     SY_ASSIGN_OR_RETURN(Tensor t, random_input(info, d, seed++));
@@ -304,6 +332,18 @@ Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch
 }
 
 std::string summarize(const Tensor& t) {
+  if (t.kind() == ValueKind::kNone) return "none";
+  if (t.kind() == ValueKind::kSequence) {
+    // One line per element, under the sequence's own; a long sequence is cut
+    // short so that the summary stays a summary.
+    constexpr size_t kMaxItems = 20;
+    const std::vector<Tensor>& items = t.items();
+    std::string s = t.describe();
+    for (size_t k = 0; k < items.size() && k < kMaxItems; ++k)
+      s += "\n  [" + std::to_string(k) + "] " + summarize(items[k]);
+    if (items.size() > kMaxItems) s += "\n  ... " + std::to_string(items.size() - kMaxItems) + " more";
+    return s;
+  }
   std::string s = t.describe();
   if (t.num_elements() == 0) return s + " (empty)";
   double mn = INFINITY, mx = -INFINITY, sum = 0;

@@ -59,13 +59,17 @@ struct Feeds {
   std::vector<std::string> sources;  // per feed: "from FILE" or "(random)"
 };
 
-// The inputs for a run: --input NAME=FILE.npy where given, random data
-// (--seed) elsewhere, with symbolic dims from --dim SYMBOL=VALUE, and an
-// unset symbolic first dim set to `batch`. InvalidArgument for bad flags,
+// The inputs for a run: --input NAME=FILE.npy where given (for a sequence
+// input NAME=A.npy,B.npy,...), random data (--seed) elsewhere, with
+// symbolic dims from --dim SYMBOL=VALUE, and an unset symbolic first dim
+// set to `batch`; an optional input not given is empty, and a sequence
+// input must be given. InvalidArgument for bad flags,
 // unknown input names or symbols no input has.
 Result<Feeds> make_feeds(const Args& args, const Session& session, int64_t batch = 1);
 
-// "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]"
+// "float[1,1000] min -2.31 max 3.07 mean 0.0012 first [0.1, -0.3, ...]";
+// a sequence: "seq(float) of N", then a line "  [k] ..." per element; an
+// empty optional: "none".
 std::string summarize(const Tensor& t);
 
 // "cpu", "cuda" or "cuda:N" as a Device.

@@ -163,19 +163,25 @@ int cmd_bench(int argc, char** argv) {
       return 2;
     }
     for (const auto& [name, host] : feeds) {
-      auto placed = (*session)->allocate_tensor(host.dtype(), host.shape(), *device);
-      Status st = placed.ok() ? (*session)->copy_tensor(host, *placed) : placed.status();
-      if (!st.ok()) {
-        std::cerr << "error: --io-binding: input '" << name << "': " << st.to_string() << "\n";
-        return 1;
+      // Sequences and optionals stay in host memory, where their kernels run.
+      Tensor value = host;
+      if (host.is_tensor()) {
+        auto placed = (*session)->allocate_tensor(host.dtype(), host.shape(), *device);
+        Status st = placed.ok() ? (*session)->copy_tensor(host, *placed) : placed.status();
+        if (!st.ok()) {
+          std::cerr << "error: --io-binding: input '" << name << "': " << st.to_string() << "\n";
+          return 1;
+        }
+        value = std::move(placed).value();
       }
-      if (Status bound = binding.bind_input(name, *placed); !bound.ok()) {
+      if (Status bound = binding.bind_input(name, value); !bound.ok()) {
         std::cerr << "error: --io-binding: " << bound.to_string() << "\n";
         return 1;
       }
     }
     for (const ValueInfo& o : (*session)->outputs()) {
-      if (Status bound = binding.bind_output(o.name, *device); !bound.ok()) {
+      const Device where = o.sequence || o.optional ? kCpuDevice : *device;
+      if (Status bound = binding.bind_output(o.name, where); !bound.ok()) {
         std::cerr << "error: --io-binding: " << bound.to_string() << "\n";
         return 1;
       }

@@ -1,4 +1,6 @@
 // `switchyard run MODEL [--input NAME=FILE.npy ...] [--providers LIST] [--strict]`
+// A sequence input is given as --input NAME=A.npy,B.npy; sequence outputs
+// are printed (and saved) element by element, an empty optional as "none".
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -68,9 +70,12 @@ int cmd_run(int argc, char** argv) {
     std::cerr << "error: " << feeds.status().message() << "\n";
     return feeds.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
   }
-  for (size_t i = 0; i < feeds->tensors.size(); ++i)
-    std::cout << "input  " << feeds->tensors[i].first << ": " << summarize(feeds->tensors[i].second) << " "
-              << feeds->sources[i] << "\n";
+  for (size_t i = 0; i < feeds->tensors.size(); ++i) {
+    // The source ends the summary's first line: a sequence's element lines follow it.
+    std::string summary = summarize(feeds->tensors[i].second);
+    summary.insert(std::min(summary.find('\n'), summary.size()), " " + feeds->sources[i]);
+    std::cout << "input  " << feeds->tensors[i].first << ": " << summary << "\n";
+  }
 
   Result<std::vector<Tensor>> outputs = Status(StatusCode::kFail, "not run");
   double first_ms = 0;
@@ -95,20 +100,31 @@ int cmd_run(int argc, char** argv) {
     const std::string& name = (*session)->outputs()[i].name;
     std::cout << "output " << name << ": " << summarize((*outputs)[i]) << "\n";
     if (auto dir = args.get("--save-outputs")) {
-      const std::string file = output_file_name(name);
-      // Two names that differ only in replaced characters would share a
-      // file, and the second would silently replace the first.
-      if (auto [it, fresh] = saved.emplace(file, name); !fresh) {
-        std::cerr << "error: --save-outputs: outputs '" << it->second << "' and '" << name << "' would both be saved as "
-                  << file << "\n";
-        return 1;
+      // A sequence is saved one file per element (NAME.0.npy, NAME.1.npy,
+      // ...); an empty optional has nothing to save.
+      const Tensor& value = (*outputs)[i];
+      std::vector<std::pair<std::string, Tensor>> files;
+      if (value.kind() == ValueKind::kSequence) {
+        for (size_t k = 0; k < value.items().size(); ++k)
+          files.emplace_back(output_file_name(name + "." + std::to_string(k)), value.items()[k]);
+      } else if (value.kind() == ValueKind::kTensor) {
+        files.emplace_back(output_file_name(name), value);
       }
-      Status st = save_npy((*outputs)[i], *dir + "/" + file);
-      if (!st.ok()) {
-        std::cerr << "error: " << st.message() << "\n";
-        return 1;
+      for (const auto& [file, tensor] : files) {
+        // Two names that differ only in replaced characters would share a
+        // file, and the second would silently replace the first.
+        if (auto [it, fresh] = saved.emplace(file, name); !fresh) {
+          std::cerr << "error: --save-outputs: outputs '" << it->second << "' and '" << name
+                    << "' would both be saved as " << file << "\n";
+          return 1;
+        }
+        Status st = save_npy(tensor, *dir + "/" + file);
+        if (!st.ok()) {
+          std::cerr << "error: " << st.message() << "\n";
+          return 1;
+        }
+        std::cout << "  saved to " << *dir << "/" << file << "\n";
       }
-      std::cout << "  saved to " << *dir << "/" << file << "\n";
     }
   }
   std::string providers;

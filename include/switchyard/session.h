@@ -99,8 +99,15 @@ struct DimInfo {
 
 struct ValueInfo {
   std::string name;
-  DataType dtype = DataType::kUndefined;
-  std::string type;  // "tensor(float)"
+  DataType dtype = DataType::kUndefined;  // a tensor's element type; kUndefined for a sequence or optional
+  std::string type;  // "tensor(float)", "seq(tensor(float))", "optional(tensor(float))"
+  // What a feed or a result of this type is, spelled out so that callers
+  // building feeds (the Python module, the CLI) need not parse `type`:
+  bool sequence = false;  // seq(...) or optional(seq(...)): a Tensor::sequence
+  bool optional = false;  // optional(...): Tensor::none(), or what it holds
+  // The element type of the tensors the value is or holds: `dtype` for a
+  // tensor, the items' for a sequence (the type of an empty one).
+  DataType element_dtype = DataType::kUndefined;
   bool has_shape = false;
   std::vector<DimInfo> shape;
 };

@@ -37,8 +37,17 @@ void register_exceptions(py::module_& m);
 // the Tensor keeps a reference to the array. Strings are always copied.
 // `name` is used in error messages.
 Tensor tensor_from_python(const py::handle& value, const std::string& name);
+// A feed of the input `info` declares, as onnxruntime takes them: None for
+// an empty optional, a list (or tuple) of arrays for a sequence, an array
+// (or array-like) for a tensor. `info` is null for a name the model does not
+// have (the run reports it); the value is then read as a tensor.
+Tensor value_from_python(const py::handle& value, const ValueInfo* info, const std::string& name);
+// The declared input or overridable initializer `name`; null when the model
+// has neither.
+const ValueInfo* declared_input(const Session& session, const std::string& name);
 // Tensor -> numpy array that keeps the Tensor's buffer alive (strings are
-// copied into an object array of str). `name` is used in error messages.
+// copied into an object array of str); a sequence -> a list of arrays, an
+// empty optional -> None. `name` is used in error messages.
 py::object tensor_to_numpy(const Tensor& tensor, const std::string& name);
 // The numpy dtype a DataType maps to, or an error for types numpy lacks.
 py::dtype numpy_dtype(DataType dtype, const std::string& what);

@@ -74,6 +74,18 @@ struct PyOrtValue {
   }
 };
 
+// OrtValue.data_type(): "tensor(float)", "seq(tensor(float))", and for an
+// empty optional "optional(tensor(float))", as onnxruntime spells them.
+std::string value_type_string(const Tensor& t) {
+  const std::string tensor = tensor_type_string(t.dtype());
+  switch (t.kind()) {
+    case ValueKind::kSequence: return "seq(" + tensor + ")";
+    case ValueKind::kNone: return "optional(" + tensor + ")";
+    case ValueKind::kTensor: break;
+  }
+  return tensor;
+}
+
 void check(const Status& st) {
   if (!st.ok()) raise_status(st);
 }
@@ -116,7 +128,8 @@ CallerBuffer caller_buffer(const std::string& role, const py::object& buffer, co
   }
   if (!py::isinstance<py::int_>(buffer))
     raise_invalid_argument(role + ": buffer_ptr must be an address (int) or a numpy array, got " +
-                           std::string(py::str(py::type::handle_of(buffer).attr("__name__"))));
+                           std::string(py::str(py::type::handle_of(buffer).attr("__name__"))) +
+                           " (a sequence or optional input is bound with bind_cpu_input)");
   if (element_type.is_none() || !shape) raise_invalid_argument(role + ": a buffer_ptr address needs element_type and shape");
   b.dtype = element_type_of(element_type);
   b.shape = Shape(*shape);
@@ -136,7 +149,8 @@ struct PyIOBinding {
 
   void bind_cpu_input(const std::string& name, const py::object& array) {
     // Copied, so that later changes to the array do not reach a later run.
-    Result<Tensor> t = tensor_from_python(array, name).clone();
+    // A list (sequence input) or None (optional input) is read as run() reads it.
+    Result<Tensor> t = value_from_python(array, declared_input(*session, name), name).clone();
     if (!t.ok()) raise_status(t.status());
     check(binding.bind_input(name, *t));
     input_arrays.erase(name);
@@ -193,11 +207,11 @@ void bind_io_binding(py::module_& m, const std::function<std::shared_ptr<Session
       .def("numpy", &PyOrtValue::numpy)
       .def("device_name", [](const PyOrtValue& v) { return device_name(v.tensor.device()); })
       .def("shape", [](const PyOrtValue& v) { return v.tensor.shape().to_vector(); })
-      .def("data_type", [](const PyOrtValue& v) { return "tensor(" + std::string(data_type_name(v.tensor.dtype())) + ")"; })
+      .def("data_type", [](const PyOrtValue& v) { return value_type_string(v.tensor); })
       .def("element_type", [](const PyOrtValue& v) { return numpy_dtype(v.tensor.dtype(), "OrtValue"); })
       .def("data_ptr", [](const PyOrtValue& v) { return reinterpret_cast<uintptr_t>(v.tensor.raw_data()); })
       .def("is_tensor", [](const PyOrtValue& v) { return v.tensor.is_tensor(); })
-      .def("has_value", [](const PyOrtValue& v) { return v.tensor.defined(); });
+      .def("has_value", [](const PyOrtValue& v) { return v.tensor.kind() != ValueKind::kNone && v.tensor.defined(); });
 
   py::class_<PyIOBinding>(m, "_IOBinding")
       .def(py::init([session_of](const py::object& session) {

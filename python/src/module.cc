@@ -154,7 +154,7 @@ class PySession {
     }
     size_t i = 0;
     for (const auto& [key, value] : feeds) {
-      inputs[i].second = tensor_from_python(value, inputs[i].first);
+      inputs[i].second = value_from_python(value, declared_input(*session_, inputs[i].first), inputs[i].first);
       ++i;
     }
     return inputs;

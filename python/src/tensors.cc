@@ -161,6 +161,48 @@ Tensor tensor_from_python(const py::handle& value, const std::string& name) {
   return Tensor::shared(dtype, shape_of(arr), data, std::move(owner));
 }
 
+const ValueInfo* declared_input(const Session& session, const std::string& name) {
+  for (const ValueInfo& in : session.inputs())
+    if (in.name == name) return &in;
+  for (const ValueInfo& in : session.overridable_initializers())
+    if (in.name == name) return &in;
+  return nullptr;
+}
+
+Tensor value_from_python(const py::handle& value, const ValueInfo* info, const std::string& name) {
+  if (info == nullptr) return tensor_from_python(value, name);
+  const std::string role = "input '" + name + "' (" + info->type + ")";
+  if (value.is_none()) {
+    if (!info->optional) raise_invalid_argument(role + ": got None, which only an optional input takes");
+    return Tensor::none(info->element_dtype);
+  }
+  const bool is_list = PyList_Check(value.ptr()) || PyTuple_Check(value.ptr());
+  if (!info->sequence) {
+    // numpy would stack a list of arrays into one tensor; for a tensor input
+    // such a list is far more likely a sequence fed to the wrong input.
+    if (is_list && py::len(value) > 0 && py::isinstance<py::array>(value[py::int_(0)]))
+      raise_invalid_argument(role + ": got a list of arrays, which is a sequence; give one numpy array");
+    return tensor_from_python(value, name);
+  }
+  if (!is_list)
+    raise_invalid_argument(role + ": expected a list of numpy arrays, got a " +
+                           std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  // An empty list has no items to tell its element type: the declared one.
+  DataType element = info->element_dtype;
+  std::vector<Tensor> items;
+  items.reserve(py::len(value));
+  for (const py::handle& item : value) {
+    const size_t k = items.size();
+    Tensor t = tensor_from_python(item, name + "[" + std::to_string(k) + "]");
+    if (element == DataType::kUndefined) element = t.dtype();
+    if (t.dtype() != element)
+      raise_invalid_argument(role + ": element " + std::to_string(k) + " is " + tensor_type_string(t.dtype()) +
+                             ", but the elements must all be " + tensor_type_string(element));
+    items.push_back(std::move(t));
+  }
+  return Tensor::sequence(element, std::move(items));
+}
+
 py::object tensor_to_numpy(const Tensor& tensor, const std::string& name) {
   // Sequences come back as lists of arrays and empty optionals as None, as
   // in onnxruntime.

@@ -157,8 +157,11 @@ class InferenceSession:
 
     def run(self, output_names, input_feed, run_options=None):
         """Computes ``output_names`` (None or empty: every output) from
-        ``input_feed`` (a dict of input name -> numpy array); returns a list of
-        numpy arrays. The GIL is released while the model runs."""
+        ``input_feed`` (a dict of input name -> numpy array; for a sequence
+        input a list of arrays, for an optional input None or its value);
+        returns a list of numpy arrays (a list of arrays for a sequence
+        output, None for an empty optional). The GIL is released while the
+        model runs."""
         return self._sess.run(output_names, input_feed, run_options)
 
     def io_binding(self):
@@ -258,6 +261,8 @@ class IOBinding:
         self._iobinding = _C._IOBinding(session._sess)
 
     def bind_cpu_input(self, name, arr_on_cpu):
+        """A copy of a numpy array, or of what run() takes for a sequence or
+        optional input (a list of arrays, None)."""
         self._iobinding.bind_cpu_input(name, arr_on_cpu)
 
     def bind_input(self, name, device_type, device_id, element_type, shape, buffer_ptr, buffer_size=None):

@@ -153,6 +153,10 @@ Status Session::run_with_binding(IoBinding& binding, const RunOptions& run_optio
       for (const ValueInfo& info : impl_->output_infos) {
         if (info.name != o.name) continue;
         const Tensor& pre = o.preallocated;
+        // A sequence or optional result is no block of bytes to copy in.
+        if (info.sequence || info.optional)
+          return invalid_argument("output '" + o.name + "' is " + info.type +
+                                  ", which cannot be written into a bound tensor; bind it without one");
         bool fits = info.dtype == DataType::kUndefined || info.dtype == pre.dtype();
         if (info.has_shape) {
           fits = fits && info.shape.size() == pre.shape().rank();
@@ -174,6 +178,10 @@ Status Session::run_with_binding(IoBinding& binding, const RunOptions& run_optio
     for (size_t k = 0; k < binding.outputs_.size(); ++k) {
       Tensor& pre = binding.outputs_[k].preallocated;
       if (!pre.defined()) continue;
+      // An output the model leaves untyped may still turn out not to be a tensor.
+      if (!results[k].is_tensor())
+        return invalid_argument("output '" + names[k] + "' is " + results[k].describe() +
+                                ", which cannot be written into the tensor bound for it; bind it without one");
       if (pre.dtype() != results[k].dtype() || pre.shape() != results[k].shape())
         return invalid_argument("output '" + names[k] + "' is " + results[k].describe() +
                                 " but the tensor bound for it is " + pre.describe());

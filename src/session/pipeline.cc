@@ -26,6 +26,17 @@ ValueInfo make_value_info(const Value& v) {
   info.name = v.name;
   info.dtype = v.type.dtype;
   info.type = v.type.type_string();
+  // optional(seq(tensor(float))): optional, then sequence, then float.
+  const ValueType* t = &v.type;
+  if (t->kind == ValueType::Kind::kOptional && t->element) {
+    info.optional = true;
+    t = t->element.get();
+  }
+  if (t->kind == ValueType::Kind::kSequence && t->element) {
+    info.sequence = true;
+    t = t->element.get();
+  }
+  info.element_dtype = t->dtype;
   info.has_shape = v.type.has_shape;
   for (const Dim& d : v.type.dims) info.shape.push_back({d.value, d.symbol});
   return info;
@@ -93,6 +104,11 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
   }
   SY_ASSIGN_OR_RETURN(const ResolveOptions resolve_options, resolve_options_from_config(options.config));
   SY_RETURN_IF_ERROR(resolve(graph, resolve_options).with_context(where));
+
+  for (const Value& value : graph.values)
+    s->results_may_share_feeds |= !value.type.is_tensor() && value.type.kind != ValueType::Kind::kUnknown;
+  for (const Node& node : graph.nodes)
+    for (const Attribute& a : node.attributes) s->results_may_share_feeds |= a.g != nullptr || !a.graphs.empty();
 
   // Metadata describes the model as given, before any rewriting.
   for (ValueId v : graph.inputs) s->input_infos.push_back(make_value_info(graph.values[static_cast<size_t>(v)]));

@@ -28,29 +28,65 @@ Status check_bool_bytes(const std::string& input, const Tensor& t) {
                           "; a bool must be 0 or 1 (convert with != 0, e.g. numpy's astype(bool))");
 }
 
-// Sequences and optionals: the kind must match the declared type, and a
-// sequence's element type its declared element type.
+// Sequences and optionals: the kind must match the declared type, and the
+// element type (info.element_dtype) the declared one, for the sequence or
+// empty optional itself as for each item. Items must be tensors in host
+// memory: the sequence kernels read them there, and unlike a tensor feed
+// (place_feed) they are not copied to the host first.
 Status check_container_feed(const ValueInfo& info, const ValueType& type, const Tensor& feed) {
+  auto mismatch = [&](const std::string& got) {
+    return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + got);
+  };
+  const DataType want = info.element_dtype;
+  auto other_type = [&](DataType got) {
+    return want != DataType::kUndefined && got != DataType::kUndefined && got != want;
+  };
   const ValueType* t = &type;
   if (t->kind == ValueType::Kind::kOptional) {
-    if (feed.kind() == ValueKind::kNone) return ok_status();
+    if (feed.kind() == ValueKind::kNone) {
+      if (other_type(feed.dtype())) return mismatch("an empty optional of " + tensor_type_string(feed.dtype()));
+      return ok_status();
+    }
     if (t->element) t = t->element.get();
   }
   if (t->kind == ValueType::Kind::kSequence) {
-    if (feed.kind() != ValueKind::kSequence)
-      return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + feed.describe());
-    const DataType want = t->element ? t->element->dtype : DataType::kUndefined;
-    for (const Tensor& item : feed.items()) {
+    if (feed.kind() != ValueKind::kSequence) return mismatch(feed.describe());
+    if (other_type(feed.dtype())) return mismatch("a sequence of " + tensor_type_string(feed.dtype()));
+    const std::vector<Tensor>& items = feed.items();
+    for (size_t k = 0; k < items.size(); ++k) {
+      const Tensor& item = items[k];
+      // Spelled out only on a mismatch: a run checks its feeds without allocating.
+      auto which = [k] { return " (element " + std::to_string(k) + ")"; };
+      if (!item.is_tensor()) return mismatch(item.describe() + which());
       if (want != DataType::kUndefined && item.dtype() != want)
-        return invalid_argument("input '" + info.name + "': expected " + info.type + ", got an element of type " +
-                                tensor_type_string(item.dtype()));
+        return mismatch("an element of type " + tensor_type_string(item.dtype()) + which());
+      if (!item.device().is_cpu())
+        return invalid_argument("input '" + info.name + "': element " + std::to_string(k) + " of the sequence is in " +
+                                item.device().to_string() + " memory; the items of a sequence must be in host memory");
       SY_RETURN_IF_ERROR(check_bool_bytes(info.name, item));
     }
     return ok_status();
   }
-  if (feed.kind() != ValueKind::kTensor)
-    return invalid_argument("input '" + info.name + "': expected " + info.type + ", got " + feed.describe());
+  if (feed.kind() != ValueKind::kTensor) return mismatch(feed.describe());
   return ok_status();
+}
+
+// Whether `result` (or an item of it) is `feed` (or an item of it): the
+// sequence and optional kernels hand values on without copying them, so
+// SequenceConstruct then SequenceAt, or Identity of a sequence, returns the
+// caller's own tensors.
+bool shares_bytes(const Tensor& result, const Tensor& feed) {
+  if (result.kind() == ValueKind::kSequence) {
+    for (const Tensor& item : result.items())
+      if (shares_bytes(item, feed)) return true;
+    return false;
+  }
+  if (feed.kind() == ValueKind::kSequence) {
+    for (const Tensor& item : feed.items())
+      if (shares_bytes(result, item)) return true;
+    return false;
+  }
+  return result.raw_data() != nullptr && result.raw_data() == feed.raw_data();
 }
 
 }  // namespace
@@ -226,6 +262,12 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
       const Tensor& src = device_source[k] != kNoValue ? frame->values[static_cast<size_t>(device_source[k])]
                                                          : frame->values[static_cast<size_t>(v)];
       const Tensor& value = src.defined() ? src : plan.constants[static_cast<size_t>(v)];
+      // Sequences and optionals live in host memory only (their kernels are
+      // the CPU's); a device copy of one would be a tensor of nothing.
+      if (!value.is_tensor())
+        return invalid_argument("output '" + graph.values[static_cast<size_t>(v)].name + "' is " + value.describe() +
+                                ", which cannot be put in " + where.to_string() +
+                                " memory; bind it to the host (cpu) instead");
       SY_ASSIGN_OR_RETURN(Tensor t, allocate_on(where, value.dtype(), value.shape()));
       SY_RETURN_IF_ERROR(copy_between(value, t));
       results.push_back(std::move(t));
@@ -237,6 +279,14 @@ Result<std::vector<Tensor>> Session::Impl::run(const std::vector<std::pair<std::
     } else if (vp.storage == ValueStorage::kOutput) {
       results.push_back(std::move(frame->values[static_cast<size_t>(v)]));
       frame->values[static_cast<size_t>(v)] = Tensor();
+      // As for an input passed straight through: no result aliases a feed.
+      bool shared = false;
+      for (size_t f = 0; results_may_share_feeds && !shared && f < feeds.size(); ++f)
+        shared = shares_bytes(results.back(), feeds[f].second);
+      if (shared) {
+        SY_ASSIGN_OR_RETURN(Tensor t, results.back().clone());
+        results.back() = std::move(t);
+      }
     } else if (vp.storage == ValueStorage::kConstant) {
       SY_ASSIGN_OR_RETURN(Tensor t, plan.constants[static_cast<size_t>(v)].clone());
       results.push_back(std::move(t));

@@ -89,6 +89,10 @@ class Session::Impl {
   // Per graph output: the first position holding the same value (a model
   // may list one output twice; the second gets a copy).
   std::vector<size_t> output_first_request;
+  // The graph has sequences, optionals or subgraphs, whose kernels hand
+  // values on without a copy: a result may then share a feed's bytes, and
+  // run() checks each result against the feeds.
+  bool results_may_share_feeds = false;
 
   // IoBinding routes, worked out once at creation so that a run does no
   // searching. Per graph input: the device on which a feed is used without

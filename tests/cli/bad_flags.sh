@@ -6,23 +6,8 @@
 set -u
 bin=$1
 model=$2
-failed=0
-count=0
-
-# expect RC REGEX ARGS...: exit code RC and REGEX (grep -E) in the output.
-expect() {
-  local want_rc=$1 regex=$2
-  shift 2
-  count=$((count + 1))
-  local out rc
-  out=$(timeout 60 "$bin" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want_rc" ] || ! grep -qE -- "$regex" <<<"$out"; then
-    failed=$((failed + 1))
-    printf 'FAIL: switchyard %s\n  want exit %d and /%s/, got exit %d:\n%s\n' "$*" "$want_rc" "$regex" "$rc" \
-      "$(tail -n 5 <<<"$out")"
-  fi
-}
+# shellcheck source=expect.sh
+source "$(dirname "$0")/expect.sh"
 
 # A usage error: exit code 2, a message naming the flag, value and range.
 expect_error() { expect 2 "$@"; }

@@ -89,3 +89,43 @@ def matmul_chain_model(nodes, size):
     graph_nodes = [helper.make_node("MatMul", [names[i], "W"], [names[i + 1]], name=f"mm{i}") for i in range(nodes)]
     graph = helper.make_graph(graph_nodes, "chain", [x], [y], initializer=[numpy_helper.from_array(w, "W")])
     return make_model(graph)
+
+
+def _seq_info(name, elem_type=TensorProto.FLOAT):
+    return helper.make_tensor_sequence_value_info(name, elem_type, None)
+
+
+def _optional_info(name, inner):
+    """optional(inner), where inner is a TypeProto."""
+    return helper.make_value_info(name, helper.make_optional_type_proto(inner))
+
+
+def sequence_model(concat=True):
+    """A seq(tensor(float)) input s: s_out = Identity(s), n = SequenceLength(s);
+    with `concat` also cat = ConcatFromSequence(s, axis=0) and the computed
+    sequence parts = SplitToSequence(cat), one [1] piece per element (both
+    fail on an empty sequence, hence the choice)."""
+    nodes = [helper.make_node("Identity", ["s"], ["s_out"], name="id"),
+             helper.make_node("SequenceLength", ["s"], ["n"], name="len")]
+    outputs = [_seq_info("s_out"), helper.make_tensor_value_info("n", TensorProto.INT64, [])]
+    if concat:
+        nodes += [helper.make_node("ConcatFromSequence", ["s"], ["cat"], axis=0, name="concat"),
+                  helper.make_node("SplitToSequence", ["cat"], ["parts"], name="split")]
+        outputs += [helper.make_tensor_value_info("cat", TensorProto.FLOAT, [None]), _seq_info("parts")]
+    graph = helper.make_graph(nodes, "sequences", [_seq_info("s")], outputs)
+    return make_model(graph)
+
+
+def optional_model():
+    """o: optional(tensor(float)) -> has = OptionalHasElement(o), o_out = Identity(o);
+    os: optional(seq(tensor(float))) -> os_out = Identity(os)."""
+    tensor_type = helper.make_tensor_type_proto(TensorProto.FLOAT, None)
+    seq_type = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    graph = helper.make_graph(
+        [helper.make_node("OptionalHasElement", ["o"], ["has"], name="has"),
+         helper.make_node("Identity", ["o"], ["o_out"], name="id_o"),
+         helper.make_node("Identity", ["os"], ["os_out"], name="id_os")],
+        "optionals", [_optional_info("o", tensor_type), _optional_info("os", seq_type)],
+        [helper.make_tensor_value_info("has", TensorProto.BOOL, []), _optional_info("o_out", tensor_type),
+         _optional_info("os_out", seq_type)])
+    return make_model(graph)
