@@ -25,7 +25,11 @@
 // The micro-kernel's wide, vectorised side then runs over the output
 // channels (hundreds) instead of the few dozen positions, which would fill
 // under 80% of its 64 columns; each block of Y^T is transposed into place
-// (simd/transpose_store.h) as soon as the GEMM has it.
+// (simd/transpose_store.h) as soon as the GEMM has it. Where the map's
+// size is not known at creation (a streaming model's window is a symbolic
+// dim), small weights are packed both ways and run() takes the transposed
+// product for maps under a vector's width of positions, the plain one's
+// tiles being mostly empty there.
 //
 // The same kernel runs FusedConv (com.switchyard, schema/fused.cc): Conv
 // plus a residual input 3 and an activation applied as Y is stored, and
@@ -69,6 +73,15 @@ constexpr int64_t kColumnBudgetFloats = int64_t{1} << 20;
 // (measured: 49 positions x 512 channels x K 4608 runs at 107 GFLOP/s
 // transposed against 84 plain; at 196 positions the two are level).
 constexpr int64_t kTransposedMaxPositions = 128;
+
+// Where the map's size is unknown at creation, W^T is packed as well when
+// W has at most this many floats (1 MiB: the small convolutions of
+// streaming models, not a large CNN's whose memory it would double), and
+// used for maps of fewer than kNarrowMapPositions positions (measured: a
+// 129->128 channel, width-3 Conv1d over 4 positions runs in 16 us plain
+// and in under half that transposed).
+constexpr int64_t kAlternateWtMaxFloats = int64_t{1} << 18;
+constexpr int64_t kNarrowMapPositions = 16;
 
 // The 2-D window of `g`, as the depthwise and direct kernels take it.
 Window2d window_2d(const WindowGeometry& g) {
@@ -197,6 +210,13 @@ class ConvKernel final : public Kernel {
         return;
       }
     }
+    if (group_ == 1 && !residual_blocked_ && !output_positions_known(ctx, ws) && m * k <= kAlternateWtMaxFloats) {
+      narrow_map_wt_ = pack_b(true, k, m, w->data<float>(), k);
+      if (narrow_map_wt_.empty()) {
+        status = Status(StatusCode::kOutOfMemory, ctx.node().describe() + ": cannot allocate packed weights");
+        return;
+      }
+    }
     ctx.mark_prepacked(1);  // run() reads the packed copy only
   }
 
@@ -225,6 +245,8 @@ class ConvKernel final : public Kernel {
       // The direct kernel runs no GEMM.
     } else if (winograd_ != nullptr) {
       if (g.rank == 2) winograd_->plan(g.out[0], g.out[1], pool, plans);
+    } else if (takes_narrow_map_path(out_size, xs[1] / group_ * g.kernel_size(), M)) {
+      plans.add(out_size, M, K, &pool, true, false);
     } else if (!depthwise) {
       const int64_t chunk = gemm_chunk(out_size, K, is_pointwise(g));
       plans.add(mg, chunk, K, &pool);
@@ -297,8 +319,12 @@ class ConvKernel final : public Kernel {
     if (!packed_wt_.empty()) {
       if (packed_wt_.rows() != K || packed_wt_.cols() != M || group_ != 1)
         return kernel_error(ctx, "W " + ws.to_string() + " does not fit the weights prepared at creation");
-      return run_transposed(ctx, xd, bias, z != nullptr ? z->data<float>() : nullptr, yd, N, C, M, K, g, pointwise);
+      return run_transposed(ctx, packed_wt_, xd, bias, z != nullptr ? z->data<float>() : nullptr, yd, N, C, M, K, g,
+                            pointwise);
     }
+    if (takes_narrow_map_path(out_size, K, M) && !blocked_input_ && !blocked_output_)
+      return run_transposed(ctx, narrow_map_wt_, xd, bias, z != nullptr ? z->data<float>() : nullptr, yd, N, C, M, K,
+                            g, pointwise);
     if (!packed_direct_.empty()) {
       if (g.rank != 2 || group_ != 1 || z != nullptr ||
           static_cast<int64_t>(packed_direct_.size()) !=
@@ -422,6 +448,22 @@ class ConvKernel final : public Kernel {
     return WinogradConv::strided_worthwhile(ws[1], ws[0], ws[2], y->dims[2].value, y->dims[3].value);
   }
 
+  // Whether the output map's size is known at creation.
+  static bool output_positions_known(const KernelCreateContext& ctx, const Shape& ws) {
+    const ValueType* y = ctx.output_type(0);
+    if (y == nullptr || !y->has_shape || y->rank() != ws.rank()) return false;
+    for (size_t d = 2; d < y->rank(); ++d)
+      if (!y->dims[d].is_known()) return false;
+    return true;
+  }
+
+  // Whether run() takes the transposed product with narrow_map_wt_ for a
+  // map of `positions` (and W^T of K x M).
+  bool takes_narrow_map_path(int64_t positions, int64_t K, int64_t M) const {
+    return !narrow_map_wt_.empty() && positions < kNarrowMapPositions && narrow_map_wt_.rows() == K &&
+           narrow_map_wt_.cols() == M;
+  }
+
   // Whether the output map is known at creation and small enough for the
   // transposed product.
   bool few_output_positions(const KernelCreateContext& ctx, const Shape& ws) const {
@@ -438,8 +480,9 @@ class ConvKernel final : public Kernel {
   // Y^T = columns^T . W^T for each image (group 1). Each block of Y^T goes
   // into place (transposed, plus the residual z and the activation) as soon
   // as the GEMM has it, while it is still in cache.
-  Status run_transposed(KernelContext& ctx, const float* xd, const float* bias, const float* zd, float* yd, int64_t N,
-                        int64_t C, int64_t M, int64_t K, const WindowGeometry& g, bool pointwise) const {
+  Status run_transposed(KernelContext& ctx, const PackedMatrix& wt, const float* xd, const float* bias, const float* zd,
+                        float* yd, int64_t N, int64_t C, int64_t M, int64_t K, const WindowGeometry& g,
+                        bool pointwise) const {
     ThreadPool& pool = ctx.thread_pool();
     const int64_t in_size = g.in_size(), out_size = g.out_size();
     const size_t col_bytes = pointwise ? 0 : KernelContext::scratch_align(static_cast<size_t>(K * out_size) * sizeof(float));
@@ -505,7 +548,7 @@ class ConvKernel final : public Kernel {
         float* yn = yd + n * M * out_size;
         const float* zn = zd != nullptr ? zd + n * M * out_size : nullptr;
         blocked.residual = zn != yn ? zn : nullptr;
-        sgemm_packed_b(blocked_plan, a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_,
+        sgemm_packed_b(blocked_plan, a_trans, out_size, M, K, 1.0f, a, lda, wt,
                        zn == yn && zn != nullptr ? 1.0f : 0.0f, yn, 0, &pool, ws_gemm, blocked);
         continue;
       }
@@ -513,14 +556,14 @@ class ConvKernel final : public Kernel {
         // Y leaves the blocked region but its residual is blocked: Y blocked
         // into the scratch first, then to NCHW (a region's last Conv only).
         blocked.residual = zd + n * M * out_size;
-        sgemm_packed_b(blocked_plan, a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, 0, &pool, ws_gemm,
+        sgemm_packed_b(blocked_plan, a_trans, out_size, M, K, 1.0f, a, lda, wt, 0.0f, yt, 0, &pool, ws_gemm,
                        blocked);
         unblock_channels(yt, M, out_size, yd + n * M * out_size, pool);
         continue;
       }
       store.args.dst = yd + n * M * out_size;
       store.args.residual = zd != nullptr ? zd + n * M * out_size : nullptr;
-      sgemm_packed_b(plan, a_trans, out_size, M, K, 1.0f, a, lda, packed_wt_, 0.0f, yt, M, &pool, ws_gemm, ep);
+      sgemm_packed_b(plan, a_trans, out_size, M, K, 1.0f, a, lda, wt, 0.0f, yt, M, &pool, ws_gemm, ep);
     }
     return ok_status();
   }
@@ -632,6 +675,7 @@ class ConvKernel final : public Kernel {
   bool blocked_input_ = false;          // X arrives in NCHW16c
   std::vector<PackedMatrix> packed_w_;  // one per group
   PackedMatrix packed_wt_;              // W^T [K x M] for the transposed product
+  PackedMatrix narrow_map_wt_;          // W^T as well, for narrow maps of a size unknown at creation
   std::vector<float> packed_dw_;        // depthwise W, channel-interleaved
   std::vector<float> packed_direct_;    // few-channel W, in blocks of output channels
   std::unique_ptr<WinogradConv> winograd_;

@@ -46,6 +46,9 @@ struct ConvSpec {
   bool residual = false;
   // residual_layout = NCHW16c: the residual is fed channel-blocked.
   bool blocked_residual = false;
+  // X declared with unknown dims: the kernel sees the map's size at run
+  // time only.
+  bool dynamic = false;
 
   // Whether the node is a FusedConv (com.switchyard) rather than a Conv.
   bool fused() const {
@@ -186,12 +189,14 @@ void check_conv(const ConvSpec& s) {
   if (!s.auto_pad.empty()) t.attr("auto_pad", s.auto_pad);
   if (!s.activation.empty()) t.attr("activation", s.activation);
   if (!s.activation_params.empty()) t.attr("activation_params", s.activation_params);
+  if (s.dynamic) t.dynamic_shapes();
   auto out = t.threads(s.threads).run();
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   double largest = 0;
   for (float v : expect) largest = std::max(largest, static_cast<double>(std::fabs(v)));
   expect_tensor_near(out->at(0), make_tensor<float>(Shape(y_shape), expect), s.tolerance_of_max ? 0.0 : 1e-4,
                      s.tolerance_of_max ? 1e-4 * largest : 1e-4);
+  if (s.dynamic) return;
   // Inferred shape matches the computed one.
   const Graph& g = t.graph();
   const ValueType& yt = g.values[static_cast<size_t>(g.outputs[0])].type;
@@ -277,6 +282,20 @@ TEST(ConvTest, FewPositionsTransposedProductThreaded) {
   check_conv({.x = {1, 35, 9, 9}, .m = 150, .kernel = {3, 2}, .pads = {1, 1, 1, 0}, .bias = true,
               .activation = "Relu", .threads = 3});
   check_conv({.x = {1, 300, 5, 5}, .m = 17, .kernel = {1, 1}, .threads = 2});
+}
+
+TEST(ConvTest, NarrowMapsOfUnknownSizeRunTheTransposedProduct) {
+  // A map whose size is unknown at creation: under 16 positions the kernel
+  // takes the transposed product with the W^T it packed as well; from 16 on
+  // the plain one. A streaming model's Conv1d stack, then 2-D maps.
+  check_conv({.x = {1, 129, 4}, .m = 128, .kernel = {3}, .pads = {1, 1}, .bias = true, .activation = "Relu",
+              .dynamic = true});
+  check_conv({.x = {1, 128, 4}, .m = 64, .kernel = {3}, .strides = {2}, .pads = {1, 1}, .bias = true, .dynamic = true});
+  check_conv({.x = {2, 64, 1}, .m = 128, .kernel = {3}, .pads = {1, 1}, .threads = 2, .dynamic = true});
+  check_conv({.x = {1, 20, 3, 3}, .m = 24, .kernel = {3, 2}, .pads = {1, 1, 1, 0}, .bias = true, .residual = true,
+              .dynamic = true});
+  check_conv({.x = {1, 20, 5, 5}, .m = 24, .kernel = {3, 2}, .pads = {1, 1, 1, 0}, .bias = true, .threads = 2,
+              .dynamic = true});
 }
 
 TEST(ConvTest, FewInputChannelsDirect) {

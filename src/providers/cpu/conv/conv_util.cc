@@ -9,19 +9,26 @@
 namespace sy::cpu {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 std::string ints_string(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
 
+// n / stride for n >= 0, without a division for strides 1 and 2: a 64-bit
+// division costs tens of cycles, and im2col of a small map with many
+// channels does little else per row.
+int64_t divide_by_stride(int64_t n, int64_t stride) {
+  if (stride == 1) return n;
+  if (stride == 2) return n >> 1;
+  return n / stride;
+}
+
 // The first output index o >= 0 with o * stride + offset >= 0, and one past
 // the last with o * stride + offset < size.
 void valid_range(int64_t offset, int64_t stride, int64_t size, int64_t& lo, int64_t& hi) {
-  lo = offset >= 0 ? 0 : ceil_div(-offset, stride);
-  hi = size - 1 - offset < 0 ? 0 : (size - 1 - offset) / stride + 1;
+  lo = offset >= 0 ? 0 : divide_by_stride(-offset + stride - 1, stride);
+  hi = size - 1 - offset < 0 ? 0 : divide_by_stride(size - 1 - offset, stride) + 1;
 }
 
 void im2col_2d(const float* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, float* col,
@@ -30,11 +37,23 @@ void im2col_2d(const float* x, int64_t channels, const WindowGeometry& g, int64_
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
   const int64_t sh = g.stride[0], sw = g.stride[1];
   const int64_t rows = channels * kh * kw;
+  // Where the positions start, the same for every row.
+  const int64_t oh0 = p0 / OW;
+  const int64_t ow0 = p0 % OW;
   auto body = [&](int64_t rb, int64_t re) {
-    for (int64_t r = rb; r < re; ++r) {
-      const int64_t c = r / (kh * kw);
-      const int64_t ki = (r / kw) % kh;
-      const int64_t kj = r % kw;
+    // Row r is tap (ki, kj) of channel c; divided out once per chunk and
+    // then counted, since a small map leaves little other work per row.
+    int64_t c = rb / (kh * kw);
+    int64_t ki = (rb / kw) % kh;
+    int64_t kj = rb % kw;
+    for (int64_t r = rb; r < re; ++r, ++kj) {
+      if (kj == kw) {
+        kj = 0;
+        if (++ki == kh) {
+          ki = 0;
+          ++c;
+        }
+      }
       const float* xc = x + c * H * W;
       float* dst = col + r * ld;
       const int64_t row_off = ki * g.dilation[0] - g.pad_begin[0];
@@ -42,8 +61,8 @@ void im2col_2d(const float* x, int64_t channels, const WindowGeometry& g, int64_
       int64_t lo, hi;
       valid_range(col_off, sw, W, lo, hi);
       int64_t p = p0;
-      int64_t oh = p0 / OW;
-      int64_t ow = p0 % OW;
+      int64_t oh = oh0;
+      int64_t ow = ow0;
       while (p < p1) {
         const int64_t n = std::min(OW - ow, p1 - p);
         const int64_t ih = oh * sh + row_off;
