@@ -36,7 +36,11 @@ NODE_DIR = os.path.join(HERE, ".node")
 TOOLS = ["switchyard", "switchyard-cuda-cpu", "ort", "torch"]
 TOOL_TITLES = {"switchyard": "Switchyard", "switchyard-cuda-cpu": "Switchyard cuda,cpu", "ort": "ORT",
                "torch": "PyTorch"}
-MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm"]
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad"]
+# Latency-bound models (a fraction of a millisecond per call) need many runs
+# per process for a stable median: at least this many timed and warm-up
+# runs, whatever --runs and --warmup say.
+MIN_RUNS = {"vad": (3000, 200)}
 # Models whose time is mostly Conv/MatMul, for which GFLOP/s against the
 # measured FMA peak says how close to the hardware a runtime gets.
 FLOP_MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2"]
@@ -122,8 +126,10 @@ def input_args(models_dir: str, model: str):
 def command(tool: str, model: str, threads: int, a, profile: str = None) -> list:
     onnx = os.path.join(a.models_dir, model + ".onnx")
     inputs = input_args(a.models_dir, model)
-    runs = a.runs
-    common = ["--threads", str(threads), "--runs", str(runs), "--warmup", str(a.warmup)]
+    runs, warmup = a.runs, a.warmup
+    if profile is None and model in MIN_RUNS:
+        runs, warmup = max(runs, MIN_RUNS[model][0]), max(warmup, MIN_RUNS[model][1])
+    common = ["--threads", str(threads), "--runs", str(runs), "--warmup", str(warmup)]
     if profile is not None:
         common += ["--profile", profile]
     if tool == "switchyard":
@@ -204,6 +210,14 @@ def fmt(x, digits=1):
     return "—" if x is None else f"{x:.{digits}f}"
 
 
+def fmt_ms(x):
+    """A time in ms with three significant digits at least down to 0.001 ms,
+    so that sub-millisecond models (vad) do not read as 0.1 against 0.1."""
+    if x is None:
+        return "—"
+    return fmt(x, 1 if x >= 10 else 2 if x >= 1 else 3)
+
+
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
@@ -243,7 +257,8 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
 
     lines = ["# Switchyard vs ONNX Runtime vs PyTorch", "",
              f"{env['date']}, {env['cpu']}, {env['cores']} cores. "
-             f"{a.rounds} interleaved round(s) of {a.runs} timed runs (+{a.warmup} warm-up) per tool; "
+             f"{a.rounds} interleaved round(s) of {a.runs} timed runs (+{a.warmup} warm-up) per tool"
+             + "".join(f", {m} at least {r} (+{w})" for m, (r, w) in MIN_RUNS.items() if m in a.models) + "; "
              "each cell is the median of the per-round medians, in ms (lower is better). "
              "Ratios below 1 mean Switchyard is faster. 'per round' is the median over rounds of "
              "Switchyard's median over ORT's in the same round, the two run back to back "
@@ -257,7 +272,7 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
         head.append("cuda,cpu / cpu per round")
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m, t in keys:
-        row = [m, str(t)] + [fmt(med(m, t, tool)) for tool in a.tools]
+        row = [m, str(t)] + [fmt_ms(med(m, t, tool)) for tool in a.tools]
         if "ort" in a.tools:
             row.append(fmt(ratio(med(m, t, "switchyard"), med(m, t, "ort")), 2))
             row.append(fmt(paired_ratio(table, m, t, "switchyard", "ort"), 2))
@@ -325,7 +340,7 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
                 lines.append(f"| {m} | {t} | {TOOL_TITLES[tool]} | error: {g['error']} | | | | | |")
                 continue
             lines.append(f"| {m} | {t} | {TOOL_TITLES[tool]} | {fmt(g['session_create_ms'])} | "
-                         f"{fmt(g['first_run_ms'])} | {fmt(g['p90_ms'])} | {fmt(g['min_ms'])} | "
+                         f"{fmt_ms(g['first_run_ms'])} | {fmt_ms(g['p90_ms'])} | {fmt_ms(g['min_ms'])} | "
                          f"{fmt(g['peak_rss_mib'])} | {g['runs']} |")
     lines += ["", "Notes:", "",
               f"- Switchyard: `{os.path.relpath(a.switchyard, ROOT)} bench --json`, default session options; "

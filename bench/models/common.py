@@ -22,6 +22,9 @@ class ModelSpec:
     output_names: List[str]
     # ONNX names of the dimensions that stay symbolic (batch, sequence).
     dynamic_axes: Dict[str, Dict[int, str]]
+    # Export through torch.jit.script, so that Python control flow on the
+    # inputs becomes ONNX If/Loop instead of the path one trace took.
+    script: bool = False
 
 
 def init_transformer_weights(module: torch.nn.Module, std: float = 0.02) -> None:
@@ -61,7 +64,7 @@ def export(spec: ModelSpec, out_dir: str) -> dict:
 
     start = time.perf_counter()
     torch.onnx.export(
-        module,
+        torch.jit.script(module) if spec.script else module,
         args,
         model_path,
         input_names=list(spec.inputs.keys()),
@@ -95,7 +98,8 @@ def _save_arrays(folder: str, arrays: Dict[str, np.ndarray]) -> None:
             os.remove(os.path.join(folder, old))
     for name, array in arrays.items():
         # The C++ loader reads C-order little-endian arrays only.
-        np.save(os.path.join(folder, name + ".npy"), np.ascontiguousarray(array))
+        # (np.ascontiguousarray would make a 0-d array 1-d.)
+        np.save(os.path.join(folder, name + ".npy"), np.require(array, requirements="C"))
 
 
 def op_histogram(model_path: str) -> Counter:

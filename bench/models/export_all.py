@@ -18,7 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm"]
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad"]
 
 
 def main() -> int:
