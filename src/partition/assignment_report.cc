@@ -44,29 +44,32 @@ std::string format_assignment_report(std::span<const NodeAssignment> assignment)
   return out;
 }
 
-std::string fall_through_message(const Graph& graph, const PartitionResult& partition,
-                                 std::span<ExecutionProvider* const> chain) {
+std::string fall_through_message(std::span<const PlacedGraph> graphs, std::span<ExecutionProvider* const> chain) {
   std::map<std::string, int> fell_through;  // "from -> to: op" -> count
   int fell_through_nodes = 0;
   int model_nodes = 0;
-  for (const NodeId& executed : partition.order) {
-    const int p = partition.node_provider[static_cast<size_t>(executed)];
-    for (NodeId id : stands_for(partition, executed)) {
-      const Node& node = graph.nodes[static_cast<size_t>(id)];
-      if (is_copy_node(node)) continue;
-      ++model_nodes;
-      // The first available provider that declined it for lack of a kernel.
-      const ExecutionProvider* from = nullptr;
-      for (const Decline& d : partition.declines[static_cast<size_t>(id)]) {
-        const ExecutionProvider* decliner = chain[static_cast<size_t>(d.provider)];
-        if (decliner->availability().available && !d.by_design) {
-          from = decliner;
-          break;
+  for (const PlacedGraph& placed : graphs) {
+    const Graph& graph = *placed.graph;
+    const PartitionResult& partition = *placed.partition;
+    for (const NodeId& executed : partition.order) {
+      const int p = partition.node_provider[static_cast<size_t>(executed)];
+      for (NodeId id : stands_for(partition, executed)) {
+        const Node& node = graph.nodes[static_cast<size_t>(id)];
+        if (is_copy_node(node)) continue;
+        ++model_nodes;
+        // The first available provider that declined it for lack of a kernel.
+        const ExecutionProvider* from = nullptr;
+        for (const Decline& d : partition.declines[static_cast<size_t>(id)]) {
+          const ExecutionProvider* decliner = chain[static_cast<size_t>(d.provider)];
+          if (decliner->availability().available && !d.by_design) {
+            from = decliner;
+            break;
+          }
         }
+        if (from == nullptr) continue;
+        ++fell_through_nodes;
+        ++fell_through[from->name() + " -> " + chain[static_cast<size_t>(p)]->name() + ": " + node.op_type];
       }
-      if (from == nullptr) continue;
-      ++fell_through_nodes;
-      ++fell_through[from->name() + " -> " + chain[static_cast<size_t>(p)]->name() + ": " + node.op_type];
     }
   }
   if (fell_through_nodes == 0) return std::string();

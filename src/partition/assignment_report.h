@@ -24,11 +24,16 @@ std::vector<NodeAssignment> node_assignments(const Graph& graph, const Partition
 // -> provider", then a line per provider that declined it, with why.
 std::string format_assignment_report(std::span<const NodeAssignment> assignment);
 
-// The warning for model nodes that an available provider ahead of their
-// own declined (not by design), counted per "from -> to: op"; empty when
-// no node fell through.
-std::string fall_through_message(const Graph& graph, const PartitionResult& partition,
-                                 std::span<ExecutionProvider* const> chain);
+// A graph and where its nodes were placed: the main graph, or a body.
+struct PlacedGraph {
+  const Graph* graph = nullptr;
+  const PartitionResult* partition = nullptr;
+};
+
+// The warning for model nodes (of the main graph and the bodies) that an
+// available provider ahead of their own declined (not by design), counted
+// per "from -> to: op"; empty when no node fell through.
+std::string fall_through_message(std::span<const PlacedGraph> graphs, std::span<ExecutionProvider* const> chain);
 
 // Partitions, model nodes per provider and device copies. Copies are not
 // model nodes: a run of copies only is no partition, and two partitions of

@@ -131,6 +131,21 @@ Decline shape_math_decline(size_t p) {
           true};
 }
 
+bool has_subgraph(const Node& node) {
+  for (const Attribute& a : node.attributes)
+    if (a.g != nullptr || !a.graphs.empty()) return true;
+  return false;
+}
+
+// A device provider that does not run a control-flow node itself leaves it
+// on the host, where it runs its bodies, whose nodes are placed on the
+// providers one by one like the main graph's: no work falls back with it.
+Decline control_flow_decline(size_t p, const std::string& reason) {
+  return {static_cast<int>(p),
+          "control flow: it runs on the host by design, and its bodies' nodes are placed one by one (" + reason + ")",
+          true};
+}
+
 Status no_provider_error(const Graph& graph, NodeId id, size_t more, const std::vector<Decline>& declines,
                          std::span<ExecutionProvider* const> providers) {
   const Node& node = graph.nodes[static_cast<size_t>(id)];
@@ -167,8 +182,13 @@ Result<Placement> place_nodes(Graph& graph, std::span<ExecutionProvider* const> 
     }
     for (NodeSupport& a : providers[p]->capability(graph, offered)) {
       const auto id = static_cast<size_t>(a.node);
-      if (a.supported) graph.nodes[id].placed_on = static_cast<int>(p);
-      else placement.declines[id].push_back({static_cast<int>(p), std::move(a.reason)});
+      if (a.supported) {
+        graph.nodes[id].placed_on = static_cast<int>(p);
+      } else if (has_subgraph(graph.nodes[id]) && !providers[p]->allocator()->device().is_cpu()) {
+        placement.declines[id].push_back(control_flow_decline(p, a.reason));
+      } else {
+        placement.declines[id].push_back({static_cast<int>(p), std::move(a.reason)});
+      }
     }
     // Runs (in execution order) of this provider's nodes that are too short
     // go on to the next provider. Nothing was created for them yet.

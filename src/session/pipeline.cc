@@ -193,7 +193,9 @@ Result<std::unique_ptr<Session::Impl>> Session::Impl::create(Model model, const 
       a.node_name = sub->name + "/" + a.node_name;
       s->assignment.push_back(std::move(a));
     }
-  if (const std::string fell = fall_through_message(graph, s->partition, s->chain); !fell.empty())
+  std::vector<PlacedGraph> placed{{&graph, &s->partition}};
+  for (const auto& sub : s->subgraphs) placed.push_back({sub->graph, &sub->partition});
+  if (const std::string fell = fall_through_message(placed, s->chain); !fell.empty())
     SY_RETURN_IF_ERROR(apply_policy(s->options.fallback.node_fallthrough, fell, s->log_severity, s->log_id));
 
   s->profiler.start();
