@@ -274,6 +274,20 @@ TEST(IfTest, BranchesThatDisagreeInOutputCountAreRefusedAtCreation) {
   EXPECT_NE(message.find("else_branch has 1"), std::string::npos) << message;
 }
 
+TEST(IfTest, BranchesThatDisagreeInOutputTypeAreRefusedAtCreation) {
+  ModelBuilder then_branch(17);
+  then_branch.node("Cast", {"x"}, {"t"}, {AttrSpec("to", int64_t{7})}, "then_cast");
+  then_branch.output("t", DataType::kInt64, {3});
+  const std::string bytes = if_over_x(then_branch, neg_branch("e", 3), "mixed_if");
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size());
+  ASSERT_FALSE(s.ok());
+  const std::string message = s.status().message();
+  EXPECT_NE(message.find("'mixed_if' (If)"), std::string::npos) << message;
+  EXPECT_NE(message.find("output 0: then_branch gives tensor(int64), else_branch gives tensor(float)"),
+            std::string::npos)
+      << message;
+}
+
 TEST(IfTest, ABranchThatFailsAtRunTimeIsNamed) {
   // then: Reshape(x, s) with s fed by the caller; [4] to [3] cannot work.
   ModelBuilder then_branch(17);
