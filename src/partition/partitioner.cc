@@ -229,6 +229,9 @@ Result<Placement> place_nodes(Graph& graph, std::span<ExecutionProvider* const> 
 
 Status rewrite_placed_nodes(Graph& graph, std::span<ExecutionProvider* const> providers, OptimizationLevel level,
                             PassStats* stats) {
+  // What capability() promised, at every level.
+  for (size_t p = 0; p < providers.size(); ++p)
+    SY_RETURN_IF_ERROR(providers[p]->adapt_placed_nodes(graph, static_cast<int>(p)).with_context(providers[p]->name()));
   if (level == OptimizationLevel::kDisableAll) return ok_status();
   for (size_t p = 0; p < providers.size(); ++p) {
     const std::vector<std::string> names = providers[p]->rewrites();

@@ -21,13 +21,24 @@ int container_input(const Graph& graph, const Node& node) {
 }  // namespace
 
 const KernelDef* KernelRegistry::find(const Graph& graph, const Node& node, std::string& reason) const {
+  return find_impl(graph, node, false, reason);
+}
+
+const KernelDef* KernelRegistry::find_widened(const Graph& graph, const Node& node, std::string& reason) const {
+  return find_impl(graph, node, true, reason);
+}
+
+const KernelDef* KernelRegistry::find_impl(const Graph& graph, const Node& node, bool widen_half,
+                                           std::string& reason) const {
   // The provider SDK's lookup, so that the CPU and the plugins decline a
   // node in the same words.
   static_assert(kLatestVersion == provider_sdk::kLatestVersion);
   auto input_dtype = [&](int i) -> int32_t {
     const auto input = static_cast<size_t>(i);
     if (!node.has_input(input)) return 0;
-    return static_cast<int32_t>(graph.values[static_cast<size_t>(node.inputs[input])].type.dtype);
+    DataType t = graph.values[static_cast<size_t>(node.inputs[input])].type.dtype;
+    if (widen_half && (t == DataType::kFloat16 || t == DataType::kBfloat16)) t = DataType::kFloat;
+    return static_cast<int32_t>(t);
   };
   const KernelDef* def = provider_sdk::find_kernel(std::span<const KernelDef>(defs_),
                                                    {node.domain, node.op_type, node.since_version}, input_dtype, reason);

@@ -22,10 +22,16 @@ class KernelRegistry {
   // implemented (have 13+)", "input 0 is a seq(tensor(float)); this kernel
   // takes tensors only").
   const KernelDef* find(const Graph& graph, const Node& node, std::string& reason) const;
+  // The def that would run `node` with its float16 and bfloat16 inputs
+  // widened to float (what the CPU provider does for ops it has no half
+  // precision kernel for: optimizer/widen_half_precision.h), or nullptr.
+  const KernelDef* find_widened(const Graph& graph, const Node& node, std::string& reason) const;
 
   std::span<const KernelDef> defs() const { return defs_; }
 
  private:
+  const KernelDef* find_impl(const Graph& graph, const Node& node, bool widen_half, std::string& reason) const;
+
   std::vector<KernelDef> defs_;
 };
 

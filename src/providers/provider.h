@@ -75,6 +75,16 @@ class ExecutionProvider {
   // (optimizer/provider_rewrites.h) its kernels implement, which run on the
   // nodes placed on it. None by default.
   virtual std::vector<std::string> rewrites() const { return {}; }
+  // After placement, before the rewrites and at every optimization level:
+  // makes the nodes placed on it (`placement`, its index in the chain) into
+  // what its kernels run, where capability() claimed a node on that
+  // promise (the CPU widens float16 nodes it has float kernels for). New
+  // nodes are placed on it too. Nothing by default.
+  virtual Status adapt_placed_nodes(Graph& graph, int placement) {
+    (void)graph;
+    (void)placement;
+    return ok_status();
+  }
 
   // The kernel for a node placed on this provider (after its rewrites, so
   // possibly a fused op it asked for). An error declines the node after
