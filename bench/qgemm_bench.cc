@@ -32,8 +32,10 @@ struct Sink {
 
 void store(const int32_t* tile, int64_t m0, int64_t rows, int64_t n0, int64_t cols, const void* arg) {
   const Sink& s = *static_cast<const Sink*>(arg);
-  for (int64_t i = 0; i < rows; ++i)
-    std::copy(tile + i * sy::cpu::kQgemmTileCols, tile + i * sy::cpu::kQgemmTileCols + cols, s.c + (m0 + i) * s.ldc + n0);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int32_t* row = tile + i * sy::cpu::kQgemmTileCols;
+    std::copy(row, row + cols, s.c + (m0 + i) * s.ldc + n0);
+  }
 }
 
 }  // namespace
