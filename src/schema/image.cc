@@ -1,4 +1,4 @@
-// Schemas of Resize, Upsample, Einsum, Det and MatMulInteger.
+// Schemas of Resize, Upsample, Einsum and Det.
 //
 // Resize's output shape follows from constant scales or sizes; the rules
 // (floor(dim * scale); sizes with a keep_aspect_ratio_policy rounded half
@@ -375,28 +375,6 @@ Status infer_det(InferenceContext& ctx) {
   return ok_status();
 }
 
-// ---- MatMulInteger ------------------------------------------------------------------------
-
-Status infer_matmul_integer(InferenceContext& ctx) {
-  const ValueType* a = ctx.input_type(0);
-  const ValueType* b = ctx.input_type(1);
-  if (a == nullptr || b == nullptr) return ctx.error("inputs A and B are required");
-  constexpr uint64_t kInt8Types = type_bit(DataType::kInt8) | type_bit(DataType::kUint8);
-  const char* const names[] = {"A", "B", "a_zero_point", "b_zero_point"};
-  for (size_t i = 0; i < 4; ++i) SY_RETURN_IF_ERROR(check_input_dtype(ctx, i, names[i], kInt8Types));
-  for (size_t i = 2; i < 4; ++i) {
-    const ValueType* zp = ctx.input_type(i);
-    const ValueType* x = ctx.input_type(i - 2);
-    if (zp != nullptr && zp->dtype != DataType::kUndefined && x->dtype != DataType::kUndefined && zp->dtype != x->dtype)
-      return ctx.error("zero point input " + std::to_string(i) + " has type " + zp->type_string() + " but input " +
-                       std::to_string(i - 2) + " has " + x->type_string() + "; they must match");
-  }
-  ValueType out = ValueType::tensor(DataType::kInt32);
-  SY_RETURN_IF_ERROR(infer_matmul_shape(ctx, *a, *b, out));
-  ctx.output_type(0) = std::move(out);
-  return ok_status();
-}
-
 const OpSchema kImageSchemas[] = {
     {"", "Upsample", 7, 1, 1, 1, 1, &infer_upsample},
     {"", "Upsample", 9, 2, 2, 1, 1, &infer_upsample},
@@ -406,7 +384,6 @@ const OpSchema kImageSchemas[] = {
     {"", "Resize", 13, 1, 4, 1, 1, &infer_resize},
     {"", "Einsum", 12, 1, -1, 1, 1, &infer_einsum},
     {"", "Det", 11, 1, 1, 1, 1, &infer_det},
-    {"", "MatMulInteger", 10, 2, 4, 1, 1, &infer_matmul_integer},
 };
 
 }  // namespace

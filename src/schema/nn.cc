@@ -81,13 +81,13 @@ Status check_image_input(InferenceContext& ctx, const ValueType* x) {
 
 }  // namespace
 
-// Declared in schema_tables.h: FusedConv (schema/fused.cc) reuses it.
-Status infer_conv(InferenceContext& ctx) {
+// Declared in schema.h: the quantized convolutions (schema/qlinear.cc) reuse it.
+Status infer_conv_output(InferenceContext& ctx, size_t w_input, DataType dtype) {
   const ValueType* x = ctx.input_type(0);
-  const ValueType* w = ctx.input_type(1);
+  const ValueType* w = ctx.input_type(w_input);
   SY_RETURN_IF_ERROR(check_image_input(ctx, x));
   if (w == nullptr) return ctx.error("input W is required");
-  ValueType out = ValueType::tensor(x->dtype);
+  ValueType out = ValueType::tensor(dtype == DataType::kUndefined ? x->dtype : dtype);
   const int64_t group = ctx.node().attr_int("group", 1);
   if (group <= 0) return ctx.error("group must be positive; got " + std::to_string(group));
   if (x->has_shape && w->has_shape && w->rank() != x->rank())
@@ -115,6 +115,9 @@ Status infer_conv(InferenceContext& ctx) {
   ctx.output_type(0) = std::move(out);
   return ok_status();
 }
+
+// Declared in schema.h: FusedConv (schema/fused.cc) reuses it.
+Status infer_conv(InferenceContext& ctx) { return infer_conv_output(ctx, 1, DataType::kUndefined); }
 
 namespace {
 

@@ -98,6 +98,9 @@ Status infer_matmul_shape(const InferenceContext& ctx, const ValueType& a, const
 // Inference functions the fused ops (schema/fused.cc) reuse from the
 // standard ones they extend.
 Status infer_conv(InferenceContext& ctx);          // schema/nn.cc
+// Conv's output type and shape with W at input `w_input` and element type
+// `dtype` (kUndefined: X's), for ConvInteger and QLinearConv.
+Status infer_conv_output(InferenceContext& ctx, size_t w_input, DataType dtype);  // schema/nn.cc
 Status infer_matmul(InferenceContext& ctx);        // schema/matmul.cc
 Status infer_attention_op(InferenceContext& ctx);  // schema/nn.cc: Attention's
 

@@ -1,0 +1,740 @@
+// The integer matrix ops, on one 8-bit GEMM (gemm/qgemm.h): MatMulInteger
+// and QLinearMatMul (numpy batching, zero points and scales per tensor, per
+// row of A or per column of B), ConvInteger and QLinearConv (1-D to 6-D,
+// groups, pads, strides, dilations, auto_pad; W's zero point and scale per
+// tensor or per output channel).
+//
+// A GEMM tile goes through requant_tile() while in L1: zero points applied
+// from row and column sums (qgemm.h), bias added, and for the QLinear ops
+// y = saturate(round_half_even(acc * multiplier) + y_zero_point) with
+// multiplier = (a_scale * b_scale) / y_scale computed in float, as ONNX
+// Runtime does.
+//
+// Matrix ops: A is copied into the GEMM's uint8 rows (row sums on the way),
+// B packed at creation when constant, else per run. Convolutions: W (the
+// GEMM's A, one row per output channel) packed at creation when constant;
+// X unrolled into packed columns (an integer im2col that pads with x's zero
+// point) a block of output positions at a time, so the unrolled block stays
+// in cache and no full column matrix is ever made. Y comes out NCHW.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "providers/cpu/conv/conv_util.h"
+#include "providers/cpu/gemm/qgemm.h"
+#include "providers/cpu/matmul_dims.h"
+#include "providers/kernel.h"
+#include "switchyard/data_type.h"
+
+namespace sy::cpu {
+namespace {
+
+constexpr uint64_t kInt8Types = type_bit(DataType::kInt8) | type_bit(DataType::kUint8);
+
+bool is_8bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
+
+int32_t int8_at(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kInt8 ? int32_t{t.data<int8_t>()[i]} : int32_t{t.data<uint8_t>()[i]};
+}
+
+float scale_at(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DataType::kFloat16: return float16_to_float(t.data<Float16>()[i].bits);
+    case DataType::kBfloat16: return bfloat16_to_float(t.data<BFloat16>()[i].bits);
+    default: return t.data<float>()[i];
+  }
+}
+
+// The GEMM multiplies uint8 (A side) by int8 (B side); other data is
+// flipped (qgemm.h) and its zero point moved with it.
+uint8_t a_side_flip(DataType t) { return t == DataType::kInt8 ? 0x80 : 0; }
+uint8_t b_side_flip(DataType t) { return t == DataType::kUint8 ? 0x80 : 0; }
+int32_t a_side_zero_point(int32_t z, DataType t) { return t == DataType::kInt8 ? z + 128 : z; }
+int32_t b_side_zero_point(int32_t z, DataType t) { return t == DataType::kUint8 ? z - 128 : z; }
+
+// ---- parameters: zero points and scales ------------------------------------------------------
+
+// Input i of the node, for messages: "input 2 (a_zero_point) [2] uint8".
+std::string describe_input(const KernelContext& ctx, size_t i, const char* name) {
+  return "input " + std::to_string(i) + " (" + name + ") " + ctx.input(i)->describe();
+}
+
+Status check_zero_point_type(const KernelContext& ctx, size_t zp, const char* zp_name, const Tensor& x,
+                             const char* x_name) {
+  const Tensor* z = ctx.input(zp);
+  if (z == nullptr || z->dtype() == x.dtype()) return ok_status();
+  return kernel_error(ctx, describe_input(ctx, zp, zp_name) + " must have the type of " + x_name + " " + x.describe());
+}
+
+// Scales are finite and non-zero: a zero y_scale divides by zero, a zero x
+// or w scale flattens every output to the zero point.
+Status check_scale_values(const KernelContext& ctx, size_t i, const char* name) {
+  const Tensor& t = *ctx.input(i);
+  if (t.dtype() != DataType::kFloat && t.dtype() != DataType::kFloat16 && t.dtype() != DataType::kBfloat16)
+    return kernel_error(ctx, describe_input(ctx, i, name) + " must be a float tensor");
+  for (int64_t k = 0; k < t.num_elements(); ++k) {
+    const float v = scale_at(t, k);
+    if (v == 0.0f || !std::isfinite(v))
+      return kernel_invalid_argument(ctx, describe_input(ctx, i, name) + " holds " + std::to_string(v) +
+                                              " at index " + std::to_string(k) +
+                                              "; scales must be finite and non-zero");
+  }
+  return ok_status();
+}
+
+// How a matrix op's parameter applies: one value, one per row (A) / column
+// (B) shared by every matrix, or one per row / column of every matrix.
+enum class Granularity { kNone, kScalar, kPerVector, kPerMatrixVector };
+
+// `vec`: M for A (rows), N for B (columns); `matrices`: matrices in the operand.
+Status classify_parameter(const KernelContext& ctx, size_t i, const char* name, const Tensor& x, int64_t vec,
+                          int64_t matrices, bool is_a, Granularity& kind) {
+  kind = Granularity::kNone;
+  const Tensor* p = ctx.input(i);
+  if (p == nullptr) return ok_status();
+  const Shape& s = p->shape();
+  const int64_t n = p->num_elements();
+  // Per-row values of A have a trailing 1 ([.., M, 1]); per-column ones of
+  // B a 1 before the last dim ([.., 1, N]). A scalar has neither.
+  const bool vector_layout =
+      s.rank() == 1 || (is_a ? s.rank() >= 1 && s[s.rank() - 1] == 1 : (s.rank() >= 2 && s[s.rank() - 2] == 1));
+  if (n == 1) {
+    kind = Granularity::kScalar;
+  } else if (vector_layout && n == vec) {
+    kind = Granularity::kPerVector;
+  } else if (vector_layout && n == vec * matrices) {
+    kind = Granularity::kPerMatrixVector;
+  } else {
+    return kernel_invalid_argument(
+        ctx, describe_input(ctx, i, name) + " does not fit " + (is_a ? "A " : "B ") + x.describe() +
+                 " (expected a scalar, " + std::to_string(vec) + (is_a ? " per-row" : " per-column") +
+                 " values, or " + std::to_string(vec * matrices) + " for every matrix)");
+  }
+  return ok_status();
+}
+
+// The parameter's index for row / column i of matrix `matrix`.
+int64_t parameter_index(Granularity kind, int64_t matrix, int64_t i, int64_t vec) {
+  switch (kind) {
+    case Granularity::kPerVector: return i;
+    case Granularity::kPerMatrixVector: return matrix * vec + i;
+    default: return 0;
+  }
+}
+
+// A per-tensor parameter (one value), or with `channels` > 0 one per
+// channel allowed too: rank <= 1 and 1 or `channels` values.
+Status check_parameter_count(const KernelContext& ctx, size_t i, const char* name, int64_t channels) {
+  const Tensor* t = ctx.input(i);
+  if (t == nullptr) return ok_status();
+  const int64_t n = t->num_elements();
+  if (t->shape().rank() <= 1 && (n == 1 || (channels > 0 && n == channels))) return ok_status();
+  return kernel_invalid_argument(ctx, describe_input(ctx, i, name) + " must hold " +
+                                          (channels > 0 ? "1 or " + std::to_string(channels) + " values (per tensor "
+                                                          "or per output channel)"
+                                                        : std::string("one value (per tensor)")) +
+                                          " in a scalar or 1-D tensor");
+}
+
+// The node's first `count` inputs are present (the schema requires them;
+// a graph built around it must not crash the kernel).
+constexpr const char* kMatMulIntegerNames[] = {"A", "B", "a_zero_point", "b_zero_point"};
+constexpr const char* kQLinearMatMulNames[] = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point",
+                                               "y_scale", "y_zero_point"};
+constexpr const char* kConvIntegerNames[] = {"x", "w", "x_zero_point", "w_zero_point"};
+constexpr const char* kQLinearConvNames[] = {"x", "x_scale", "x_zero_point", "w", "w_scale",
+                                             "w_zero_point", "y_scale", "y_zero_point", "B"};
+
+template <size_t kQ, size_t kI>
+Status require_inputs(const KernelContext& ctx, size_t count, const char* const (&quantized)[kQ],
+                      const char* const (&integer)[kI]) {
+  for (size_t i = 0; i < count; ++i)
+    if (ctx.input(i) == nullptr)
+      return kernel_error(ctx, std::string("input ") + std::to_string(i) + " (" +
+                                   (count == 8 ? quantized[i] : integer[i]) + ") is required");
+  return ok_status();
+}
+
+// ---- the tile epilogue -----------------------------------------------------------------------
+
+enum class OutputKind { kInt32, kUint8, kInt8 };
+
+// What turns raw GEMM sums into outputs, for tile coordinates (m, n); every
+// pointer is offset so that those index it directly.
+struct Epilogue {
+  const int32_t* a_zp = nullptr;    // per row, shifted into the GEMM's uint8
+  const int32_t* a_term = nullptr;  // per row: row sum - K * a_zp
+  const int32_t* b_zp = nullptr;    // per column, shifted into int8
+  const int32_t* b_sum = nullptr;   // per column
+  const int32_t* bias = nullptr;    // per row, or null
+  OutputKind kind = OutputKind::kInt32;
+  void* y = nullptr;
+  int64_t ldy = 0;
+  // Multiplier: row_mult[m] or col_mult[n] where one is null; with both,
+  // (row_mult[m] * col_mult[n]) / y_scale.
+  const float* row_mult = nullptr;
+  const float* col_mult = nullptr;
+  float y_scale = 1.0f;
+  int32_t y_zp = 0;
+};
+
+// round_half_to_even(f) + zp, saturated to [lo, hi]. Clamping first keeps
+// the rounding trick exact (|f| < 2^22) and sends NaN to lo.
+inline int32_t requantize(float f, int32_t zp, int32_t lo, int32_t hi) {
+  f = f > -1024.0f ? f : -1024.0f;
+  f = f < 1024.0f ? f : 1024.0f;
+  const float r = (f + 12582912.0f) - 12582912.0f;  // 1.5 * 2^23: rounds to an integer, ties to even
+  const int32_t q = static_cast<int32_t>(r) + zp;
+  return q < lo ? lo : (q > hi ? hi : q);
+}
+
+void requant_tile(const int32_t* tile, int64_t m0, int64_t rows, int64_t n0, int64_t cols, const void* arg) {
+  const Epilogue& e = *static_cast<const Epilogue*>(arg);
+  int32_t v[kQgemmTileCols];
+  float mult[kQgemmTileCols];
+  const int32_t lo = e.kind == OutputKind::kInt8 ? -128 : 0;
+  const int32_t hi = e.kind == OutputKind::kInt8 ? 127 : 255;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t m = m0 + i;
+    const int32_t* raw = tile + i * kQgemmTileCols;
+    // Wrapping arithmetic: exact whenever the true sum fits in int32.
+    const auto za = static_cast<uint32_t>(e.a_zp[m]);
+    const auto at = static_cast<uint32_t>(e.a_term[m]);
+    const auto bias = e.bias != nullptr ? static_cast<uint32_t>(e.bias[m]) : 0u;
+    for (int64_t j = 0; j < cols; ++j) {
+      const int64_t n = n0 + j;
+      v[j] = static_cast<int32_t>(static_cast<uint32_t>(raw[j]) - static_cast<uint32_t>(e.b_zp[n]) * at -
+                                  za * static_cast<uint32_t>(e.b_sum[n]) + bias);
+    }
+    if (e.kind == OutputKind::kInt32) {
+      std::memcpy(static_cast<int32_t*>(e.y) + m * e.ldy + n0, v, static_cast<size_t>(cols) * sizeof(int32_t));
+      continue;
+    }
+    if (e.col_mult == nullptr) {
+      std::fill(mult, mult + cols, e.row_mult[m]);
+    } else if (e.row_mult == nullptr) {
+      std::copy(e.col_mult + n0, e.col_mult + n0 + cols, mult);
+    } else {
+      for (int64_t j = 0; j < cols; ++j) mult[j] = (e.row_mult[m] * e.col_mult[n0 + j]) / e.y_scale;
+    }
+    uint8_t* out = static_cast<uint8_t*>(e.y) + m * e.ldy + n0;
+    for (int64_t j = 0; j < cols; ++j)
+      out[j] = static_cast<uint8_t>(requantize(static_cast<float>(v[j]) * mult[j], e.y_zp, lo, hi));
+  }
+}
+
+OutputKind output_kind(DataType t) {
+  return t == DataType::kInt32 ? OutputKind::kInt32 : t == DataType::kInt8 ? OutputKind::kInt8 : OutputKind::kUint8;
+}
+
+// Carves aligned pieces out of one scratch region.
+class ScratchCarver {
+ public:
+  // Adds a piece of `count` T's; its offset is returned for pointer().
+  template <typename T>
+  size_t add(int64_t count) {
+    const size_t at = total_;
+    total_ += KernelContext::scratch_align(static_cast<size_t>(std::max<int64_t>(count, 0)) * sizeof(T));
+    return at;
+  }
+  size_t total() const { return std::max<size_t>(total_, 64); }
+  template <typename T>
+  static T* pointer(void* base, size_t offset) {
+    return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
+  }
+
+ private:
+  size_t total_ = 0;
+};
+
+// Product of the dims before the last two (the matrices in an operand).
+int64_t matrix_count(const Shape& s) {
+  int64_t n = 1;
+  for (size_t i = 0; i + 2 < s.rank(); ++i) n *= s[i];
+  return n;
+}
+
+// ---- MatMulInteger and QLinearMatMul ----------------------------------------------------------
+
+struct MatMulInputs {
+  size_t a = 0, a_scale = 0, a_zp = 0, b = 0, b_scale = 0, b_zp = 0, y_scale = 0, y_zp = 0;
+};
+constexpr MatMulInputs kMatMulIntegerInputs = {0, 0, 2, 1, 0, 3, 0, 0};
+constexpr MatMulInputs kQLinearMatMulInputs = {0, 1, 2, 3, 4, 5, 6, 7};
+
+class IntegerMatMulKernel final : public Kernel {
+ public:
+  IntegerMatMulKernel(const KernelCreateContext& ctx, bool quantized) : quantized_(quantized) {
+    in_ = quantized ? kQLinearMatMulInputs : kMatMulIntegerInputs;
+    // B constant: packed once, here (its zero point applies at run time).
+    const Tensor* b = ctx.constant_input(in_.b);
+    if (b == nullptr || b->shape().rank() == 0 || !is_8bit(b->dtype())) return;
+    const Shape& s = b->shape();
+    const int64_t K = s.rank() == 1 ? s[0] : s[s.rank() - 2];
+    const int64_t N = s.rank() == 1 ? 1 : s[s.rank() - 1];
+    const int64_t matrices = matrix_count(s);
+    const int64_t bytes = qgemm_packed_b_bytes(K, N);
+    packed_b_.resize(static_cast<size_t>(matrices * bytes));
+    b_sums_.resize(static_cast<size_t>(matrices * N));
+    const auto* data = b->data<uint8_t>();
+    for (int64_t i = 0; i < matrices; ++i)
+      qgemm_pack_b(data + i * K * N, N, 1, K, N, b_side_flip(b->dtype()), packed_b_.data() + i * bytes,
+                   b_sums_.data() + i * N);
+    packed_shape_ = s;
+    packed_dtype_ = b->dtype();
+    ctx.mark_prepacked(in_.b);
+  }
+
+  Status run(KernelContext& ctx) const override {
+    SY_RETURN_IF_ERROR(require_inputs(ctx, quantized_ ? 8 : 2, kQLinearMatMulNames, kMatMulIntegerNames));
+    const Tensor& a = *ctx.input(in_.a);
+    const Tensor& b = *ctx.input(in_.b);
+    for (size_t i : {in_.a, in_.b})
+      if (!is_8bit(ctx.input(i)->dtype()))
+        return kernel_error(ctx, describe_input(ctx, i, i == in_.a ? "A" : "B") + " must be int8 or uint8");
+    SY_RETURN_IF_ERROR(check_zero_point_type(ctx, in_.a_zp, "a_zero_point", a, "A"));
+    SY_RETURN_IF_ERROR(check_zero_point_type(ctx, in_.b_zp, "b_zero_point", b, "B"));
+    MatMulDims d;
+    SY_RETURN_IF_ERROR(matmul_dims(ctx, a.shape(), b.shape(), d));
+    const int64_t M = d.M, N = d.N, K = d.K, K4 = qgemm_depth(K);
+    const int64_t a_matrices = matrix_count(a.shape()), b_matrices = matrix_count(b.shape());
+    Granularity a_zk, b_zk, a_sk = Granularity::kNone, b_sk = Granularity::kNone;
+    SY_RETURN_IF_ERROR(classify_parameter(ctx, in_.a_zp, "a_zero_point", a, M, a_matrices, true, a_zk));
+    SY_RETURN_IF_ERROR(classify_parameter(ctx, in_.b_zp, "b_zero_point", b, N, b_matrices, false, b_zk));
+    DataType out_type = DataType::kInt32;
+    if (quantized_) {
+      SY_RETURN_IF_ERROR(classify_parameter(ctx, in_.a_scale, "a_scale", a, M, a_matrices, true, a_sk));
+      SY_RETURN_IF_ERROR(classify_parameter(ctx, in_.b_scale, "b_scale", b, N, b_matrices, false, b_sk));
+      SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.y_scale, "y_scale", 0));
+      SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.y_zp, "y_zero_point", 0));
+      const char* names[] = {"a_scale", "b_scale", "y_scale"};
+      const size_t scales[] = {in_.a_scale, in_.b_scale, in_.y_scale};
+      for (int i = 0; i < 3; ++i) SY_RETURN_IF_ERROR(check_scale_values(ctx, scales[i], names[i]));
+      out_type = ctx.input(in_.y_zp)->dtype();
+      if (!is_8bit(out_type))
+        return kernel_error(ctx, describe_input(ctx, in_.y_zp, "y_zero_point") + " must be int8 or uint8");
+    }
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, out_type, d.out_shape));
+    if (y->num_elements() == 0) return ok_status();
+    const bool prepacked = !packed_b_.empty() && packed_shape_ == b.shape() && packed_dtype_ == b.dtype();
+    const int64_t b_bytes = qgemm_packed_b_bytes(K, N);
+
+    ScratchCarver carve;
+    const size_t a_rows_at = carve.add<uint8_t>(a_matrices * M * K4);
+    const size_t a_zp_at = carve.add<int32_t>(a_matrices * M);
+    const size_t a_term_at = carve.add<int32_t>(a_matrices * M);
+    const size_t b_zp_at = carve.add<int32_t>(b_matrices * N);
+    const size_t b_packed_at = carve.add<int8_t>(prepacked ? 0 : b_matrices * b_bytes);
+    const size_t b_sums_at = carve.add<int32_t>(prepacked ? 0 : b_matrices * N);
+    const size_t row_mult_at = carve.add<float>(quantized_ ? a_matrices * M : 0);
+    const size_t col_mult_at = carve.add<float>(quantized_ ? b_matrices * N : 0);
+    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(carve.total()));
+    auto* a_rows = ScratchCarver::pointer<uint8_t>(scratch, a_rows_at);
+    auto* a_zp = ScratchCarver::pointer<int32_t>(scratch, a_zp_at);
+    auto* a_term = ScratchCarver::pointer<int32_t>(scratch, a_term_at);
+    auto* b_zp = ScratchCarver::pointer<int32_t>(scratch, b_zp_at);
+    const int8_t* b_packed = packed_b_.data();
+    const int32_t* b_sums = b_sums_.data();
+    ThreadPool& pool = ctx.thread_pool();
+
+    // A's rows, their sums and zero points, in the GEMM's uint8.
+    const int64_t a_total = a_matrices * M;
+    const Tensor* za = ctx.input(in_.a_zp);
+    pool.parallel_for(a_total, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K)), [&](int64_t r0, int64_t r1) {
+      qgemm_pack_a(a.data<uint8_t>() + r0 * K, K, r1 - r0, K, a_side_flip(a.dtype()), a_rows + r0 * K4, a_term + r0);
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t raw = za == nullptr ? 0 : int8_at(*za, parameter_index(a_zk, r / M, r % M, M));
+        a_zp[r] = a_side_zero_point(static_cast<int32_t>(raw), a.dtype());
+        a_term[r] = static_cast<int32_t>(static_cast<uint32_t>(a_term[r]) -
+                                         static_cast<uint32_t>(K) * static_cast<uint32_t>(a_zp[r]));
+      }
+    });
+    const Tensor* zb = ctx.input(in_.b_zp);
+    for (int64_t c = 0; c < b_matrices * N; ++c) {
+      const int32_t raw = zb == nullptr ? 0 : int8_at(*zb, parameter_index(b_zk, c / N, c % N, N));
+      b_zp[c] = b_side_zero_point(raw, b.dtype());
+    }
+    if (!prepacked) {
+      auto* packed = ScratchCarver::pointer<int8_t>(scratch, b_packed_at);
+      auto* sums = ScratchCarver::pointer<int32_t>(scratch, b_sums_at);
+      pool.parallel_for(b_matrices, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i)
+          qgemm_pack_b(b.data<uint8_t>() + i * K * N, N, 1, K, N, b_side_flip(b.dtype()), packed + i * b_bytes,
+                       sums + i * N);
+      });
+      b_packed = packed;
+      b_sums = sums;
+    }
+
+    Epilogue base;
+    base.kind = output_kind(out_type);
+    base.ldy = N;
+    float* row_mult = nullptr;
+    float* col_mult = nullptr;
+    if (quantized_) {
+      row_mult = ScratchCarver::pointer<float>(scratch, row_mult_at);
+      col_mult = ScratchCarver::pointer<float>(scratch, col_mult_at);
+      fill_multipliers(ctx, a_sk, b_sk, a_matrices * M, b_matrices * N, M, N, row_mult, col_mult, base);
+      base.y_zp = int8_at(*ctx.input(in_.y_zp), 0);
+    }
+
+    // Blocks of rows and columns of each product, spread over the threads.
+    const int64_t row_block = kQgemmRows * 8;
+    const int64_t col_block = 8 * kQgemmPanel;
+    const int64_t row_blocks = (M + row_block - 1) / row_block;
+    const int64_t col_blocks = (N + col_block - 1) / col_block;
+    const int64_t units = d.batch_count * row_blocks * col_blocks;
+    const int64_t esize = base.kind == OutputKind::kInt32 ? 4 : 1;
+    auto* y_bytes = static_cast<char*>(y->raw_data());
+    const int64_t work_per_unit = std::max<int64_t>(1, row_block * col_block * K);
+    pool.parallel_for(units, std::max<int64_t>(1, (1 << 20) / work_per_unit), [&](int64_t u0, int64_t u1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t batch = u / (row_blocks * col_blocks);
+        const int64_t rb = (u / col_blocks) % row_blocks;
+        const int64_t cb = u % col_blocks;
+        int64_t a_off, b_off;
+        batch_offsets(d, batch, a_off, b_off);
+        const int64_t am = M * K == 0 ? 0 : a_off / (M * K);
+        const int64_t bm = K * N == 0 ? 0 : b_off / (K * N);
+        const int64_t m0 = rb * row_block, rows = std::min(row_block, M - m0);
+        const int64_t first_row = am * M + m0;
+        Epilogue e = base;
+        e.a_zp = a_zp + first_row;
+        e.a_term = a_term + first_row;
+        e.b_zp = b_zp + bm * N;
+        e.b_sum = b_sums + bm * N;
+        e.y = y_bytes + ((batch * M + m0) * N) * esize;
+        if (base.row_mult != nullptr) e.row_mult = row_mult + first_row;
+        if (base.col_mult != nullptr) e.col_mult = col_mult + bm * N;
+        qgemm_u8s8(a_rows + first_row * K4, K4, rows, b_packed + bm * b_bytes, K, cb * col_block,
+                   std::min(N, (cb + 1) * col_block), &requant_tile, &e);
+      }
+    });
+    return ok_status();
+  }
+
+ private:
+  // The requantization multipliers, (a_scale * b_scale) / y_scale: folded
+  // into one per row or per column when the other side has one scale, so
+  // that the epilogue multiplies once; per element when both vary.
+  void fill_multipliers(const KernelContext& ctx, Granularity a_sk, Granularity b_sk, int64_t rows, int64_t cols,
+                        int64_t M, int64_t N, float* row_mult, float* col_mult, Epilogue& e) const {
+    const Tensor& as = *ctx.input(in_.a_scale);
+    const Tensor& bs = *ctx.input(in_.b_scale);
+    const float ys = scale_at(*ctx.input(in_.y_scale), 0);
+    const bool a_varies = a_sk == Granularity::kPerVector || a_sk == Granularity::kPerMatrixVector;
+    const bool b_varies = b_sk == Granularity::kPerVector || b_sk == Granularity::kPerMatrixVector;
+    auto a_at = [&](int64_t r) { return scale_at(as, parameter_index(a_sk, r / M, r % M, M)); };
+    auto b_at = [&](int64_t c) { return scale_at(bs, parameter_index(b_sk, c / N, c % N, N)); };
+    if (a_varies && b_varies) {
+      for (int64_t r = 0; r < rows; ++r) row_mult[r] = a_at(r);
+      for (int64_t c = 0; c < cols; ++c) col_mult[c] = b_at(c);
+      e.row_mult = row_mult;
+      e.col_mult = col_mult;
+      e.y_scale = ys;
+    } else if (a_varies) {
+      const float b0 = b_at(0);
+      for (int64_t r = 0; r < rows; ++r) row_mult[r] = (a_at(r) * b0) / ys;
+      e.row_mult = row_mult;
+    } else {
+      const float a0 = a_at(0);
+      for (int64_t c = 0; c < cols; ++c) col_mult[c] = (a0 * b_at(c)) / ys;
+      e.col_mult = col_mult;
+    }
+  }
+
+  bool quantized_;
+  MatMulInputs in_;
+  std::vector<int8_t> packed_b_;
+  std::vector<int32_t> b_sums_;
+  Shape packed_shape_;
+  DataType packed_dtype_ = DataType::kUndefined;
+};
+
+template <bool kQuantized>
+Result<std::unique_ptr<Kernel>> make_matmul_kernel(const KernelCreateContext& ctx) {
+  return std::unique_ptr<Kernel>(std::make_unique<IntegerMatMulKernel>(ctx, kQuantized));
+}
+
+// ---- ConvInteger and QLinearConv -------------------------------------------------------------
+
+constexpr int64_t kMaxColumnBlock = 256;
+
+// Output positions [p0, p0 + np) of the integer im2col of one group of x
+// (`channels` planes of g.in_size() bytes), packed as the GEMM's B
+// (qgemm.h): element (k, j) with k = channel * kernel_size + tap. Taps in
+// the padding read `pad` (x's zero point, so that they add nothing once
+// it is subtracted). sums[j] gets column j's sum.
+void pack_conv_columns(const uint8_t* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t np,
+                       uint8_t pad, uint8_t flip, int64_t K, int8_t* out, int32_t* sums) {
+  const int64_t K4 = qgemm_depth(K);
+  std::memset(out, 0, static_cast<size_t>(qgemm_packed_b_bytes(K, np)));
+  std::fill(sums, sums + np, 0);
+  const int rank = g.rank;
+  // Where each position's window starts, per spatial dim.
+  int64_t origin[kMaxSpatialDims][kMaxColumnBlock];
+  int64_t o[kMaxSpatialDims];
+  for (int64_t rem = p0, d = rank - 1; d >= 0; --d) {
+    o[d] = rem % g.out[d];
+    rem /= g.out[d];
+  }
+  for (int64_t j = 0; j < np; ++j) {
+    for (int d = 0; d < rank; ++d) origin[d][j] = o[d] * g.stride[d] - g.pad_begin[d];
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++o[d] < g.out[d]) break;
+      o[d] = 0;
+    }
+  }
+  int64_t in_stride[kMaxSpatialDims];
+  in_stride[rank - 1] = 1;
+  for (int d = rank - 1; d > 0; --d) in_stride[d - 1] = in_stride[d] * g.in[d];
+  const int64_t taps = g.kernel_size(), in_size = g.in_size();
+  int64_t source[kMaxColumnBlock];  // offset in a channel plane, -1 in the padding
+  int64_t tap_at[kMaxSpatialDims] = {};
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    for (int64_t j = 0; j < np; ++j) {
+      int64_t off = 0;
+      bool inside = true;
+      for (int d = 0; d < rank; ++d) {
+        const int64_t i = origin[d][j] + tap_at[d] * g.dilation[d];
+        inside = inside && i >= 0 && i < g.in[d];
+        off += i * in_stride[d];
+      }
+      source[j] = inside ? off : -1;
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t k = c * taps + tap;
+      const uint8_t* plane = x + c * in_size;
+      int8_t* dst = out + (k / 4) * 4 * kQgemmPanel + k % 4;
+      for (int64_t j = 0; j < np; ++j) {
+        const auto v = static_cast<int8_t>((source[j] >= 0 ? plane[source[j]] : pad) ^ flip);
+        dst[(j / kQgemmPanel) * kQgemmPanel * K4 + (j % kQgemmPanel) * 4] = v;
+        sums[j] += v;
+      }
+    }
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++tap_at[d] < g.kernel[d]) break;
+      tap_at[d] = 0;
+    }
+  }
+}
+
+struct ConvInputs {
+  size_t x = 0, x_scale = 0, x_zp = 0, w = 0, w_scale = 0, w_zp = 0, y_scale = 0, y_zp = 0, bias = 0;
+};
+constexpr ConvInputs kConvIntegerInputs = {0, 0, 2, 1, 0, 3, 0, 0, 0};
+constexpr ConvInputs kQLinearConvInputs = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+
+class IntegerConvKernel final : public Kernel {
+ public:
+  IntegerConvKernel(const KernelCreateContext& ctx, bool quantized, Status& status) : quantized_(quantized) {
+    in_ = quantized ? kQLinearConvInputs : kConvIntegerInputs;
+    status = read_window_attributes(ctx, false, false, attrs_);
+    if (!status.ok()) return;
+    group_ = ctx.node().attr_int("group", 1);
+    if (group_ <= 0) {
+      status = ctx.error("group must be positive; got " + std::to_string(group_));
+      return;
+    }
+    // W constant: its rows (one per output channel) packed once, here.
+    const Tensor* w = ctx.constant_input(in_.w);
+    if (w == nullptr || w->shape().rank() < 3 || !is_8bit(w->dtype()) || w->shape()[0] <= 0) return;
+    const int64_t M = w->shape()[0];
+    const int64_t K = w->num_elements() / M;
+    packed_w_.resize(static_cast<size_t>(std::max<int64_t>(1, M * qgemm_depth(K))));
+    w_sums_.resize(static_cast<size_t>(M));
+    qgemm_pack_a(w->data<uint8_t>(), K, M, K, a_side_flip(w->dtype()), packed_w_.data(), w_sums_.data());
+    packed_shape_ = w->shape();
+    packed_dtype_ = w->dtype();
+    ctx.mark_prepacked(in_.w);
+  }
+
+  Status run(KernelContext& ctx) const override {
+    SY_RETURN_IF_ERROR(require_inputs(ctx, quantized_ ? 8 : 2, kQLinearConvNames, kConvIntegerNames));
+    const Tensor& x = *ctx.input(in_.x);
+    const Tensor& w = *ctx.input(in_.w);
+    if (!is_8bit(x.dtype())) return kernel_error(ctx, describe_input(ctx, in_.x, "x") + " must be int8 or uint8");
+    if (!is_8bit(w.dtype())) return kernel_error(ctx, describe_input(ctx, in_.w, "w") + " must be int8 or uint8");
+    const Shape& xs = x.shape();
+    const Shape& ws = w.shape();
+    if (xs.rank() < 3 || ws.rank() != xs.rank())
+      return kernel_error(ctx, "x " + xs.to_string() + " and w " + ws.to_string() +
+                                   " must have one rank, at least 3 (N, C, spatial...)");
+    const int64_t N = xs[0], C = xs[1], M = ws[0];
+    if (C != ws[1] * group_ || M % group_ != 0)
+      return kernel_error(ctx, "x has " + std::to_string(C) + " channels and w is " + ws.to_string() + " with group " +
+                                   std::to_string(group_) + "; expected C == w[1] * group and w[0] % group == 0");
+    const std::span<const int64_t> kernel_dims(ws.begin() + 2, ws.end());
+    if (!attrs_.kernel_shape.empty() &&
+        !std::equal(kernel_dims.begin(), kernel_dims.end(), attrs_.kernel_shape.begin(), attrs_.kernel_shape.end()))
+      return kernel_error(ctx, "kernel_shape does not match w " + ws.to_string());
+    WindowGeometry g;
+    SY_RETURN_IF_ERROR(compute_window_geometry(ctx, attrs_, kernel_dims,
+                                               std::span<const int64_t>(xs.begin() + 2, xs.end()), g));
+    SY_RETURN_IF_ERROR(check_parameters(ctx, x, w, M));
+    const DataType out_type = quantized_ ? ctx.input(in_.y_zp)->dtype() : DataType::kInt32;
+    Shape ys{N, M};
+    for (int i = 0; i < g.rank; ++i) ys.push_back(g.out[i]);
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, out_type, ys));
+    if (y->num_elements() == 0) return ok_status();
+
+    const int64_t Cg = C / group_, Mg = M / group_;
+    const int64_t K = Cg * g.kernel_size(), K4 = qgemm_depth(K);
+    const int64_t P = g.out_size(), in_size = g.in_size();
+    const bool prepacked = !packed_w_.empty() && packed_shape_ == ws && packed_dtype_ == w.dtype();
+    // Positions per block: the packed block (block * K4 bytes) within ~256 KiB.
+    const int64_t block = std::min(std::clamp<int64_t>((1 << 18) / std::max<int64_t>(1, K4) / 32 * 32, 32,
+                                                       kMaxColumnBlock),
+                                   (P + kQgemmPanel - 1) / kQgemmPanel * kQgemmPanel);
+    const int64_t blocks = (P + block - 1) / block;
+    const int64_t units = N * group_ * blocks;
+    ThreadPool& pool = ctx.thread_pool();
+    const int64_t tasks = std::clamp<int64_t>(units * Mg * K * block / (1 << 18), 1,
+                                              std::min<int64_t>(pool.num_threads(), units));
+
+    ScratchCarver carve;
+    const size_t w_rows_at = carve.add<uint8_t>(prepacked ? 0 : M * K4);
+    const size_t w_sums_at = carve.add<int32_t>(prepacked ? 0 : M);
+    const size_t w_zp_at = carve.add<int32_t>(M);
+    const size_t w_term_at = carve.add<int32_t>(M);
+    const size_t row_mult_at = carve.add<float>(quantized_ ? M : 0);
+    const size_t x_zp_at = carve.add<int32_t>(block);
+    // Per task: the packed block and its column sums.
+    const size_t per_task = KernelContext::scratch_align(static_cast<size_t>(qgemm_packed_b_bytes(K, block))) +
+                            KernelContext::scratch_align(static_cast<size_t>(block) * sizeof(int32_t));
+    const size_t tasks_at = carve.add<char>(static_cast<int64_t>(per_task) * tasks);
+    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(carve.total()));
+
+    const uint8_t* w_rows = packed_w_.data();
+    const int32_t* w_sums = w_sums_.data();
+    if (!prepacked) {
+      auto* rows = ScratchCarver::pointer<uint8_t>(scratch, w_rows_at);
+      auto* sums = ScratchCarver::pointer<int32_t>(scratch, w_sums_at);
+      qgemm_pack_a(w.data<uint8_t>(), K, M, K, a_side_flip(w.dtype()), rows, sums);
+      w_rows = rows;
+      w_sums = sums;
+    }
+    auto* w_zp = ScratchCarver::pointer<int32_t>(scratch, w_zp_at);
+    auto* w_term = ScratchCarver::pointer<int32_t>(scratch, w_term_at);
+    const Tensor* wz = ctx.input(in_.w_zp);
+    for (int64_t m = 0; m < M; ++m) {
+      const int32_t raw = wz == nullptr ? 0 : int8_at(*wz, wz->num_elements() == 1 ? 0 : m);
+      w_zp[m] = a_side_zero_point(raw, w.dtype());
+      w_term[m] = static_cast<int32_t>(static_cast<uint32_t>(w_sums[m]) -
+                                       static_cast<uint32_t>(K) * static_cast<uint32_t>(w_zp[m]));
+    }
+    const Tensor* xz = ctx.input(in_.x_zp);
+    const int32_t x_zp_raw = xz == nullptr ? 0 : int8_at(*xz, 0);
+    auto* x_zp = ScratchCarver::pointer<int32_t>(scratch, x_zp_at);
+    std::fill(x_zp, x_zp + block, b_side_zero_point(x_zp_raw, x.dtype()));
+
+    Epilogue base;
+    base.kind = output_kind(out_type);
+    base.ldy = P;
+    base.b_zp = x_zp;
+    const Tensor* bias = quantized_ ? ctx.input(in_.bias) : nullptr;
+    if (quantized_) {
+      auto* row_mult = ScratchCarver::pointer<float>(scratch, row_mult_at);
+      const Tensor& wsc = *ctx.input(in_.w_scale);
+      const float xsc = scale_at(*ctx.input(in_.x_scale), 0), ysc = scale_at(*ctx.input(in_.y_scale), 0);
+      for (int64_t m = 0; m < M; ++m) row_mult[m] = (xsc * scale_at(wsc, wsc.num_elements() == 1 ? 0 : m)) / ysc;
+      base.row_mult = row_mult;
+      base.y_zp = int8_at(*ctx.input(in_.y_zp), 0);
+    }
+
+    const int64_t esize = base.kind == OutputKind::kInt32 ? 4 : 1;
+    auto* y_bytes = static_cast<char*>(y->raw_data());
+    const auto* xd = x.data<uint8_t>();
+    const uint8_t pad = static_cast<uint8_t>(x_zp_raw);
+    const uint8_t flip = b_side_flip(x.dtype());
+    auto body = [&](int64_t t) {
+      char* mine = ScratchCarver::pointer<char>(scratch, tasks_at + per_task * static_cast<size_t>(t));
+      auto* cols = reinterpret_cast<int8_t*>(mine);
+      auto* sums = reinterpret_cast<int32_t*>(
+          mine + KernelContext::scratch_align(static_cast<size_t>(qgemm_packed_b_bytes(K, block))));
+      for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
+        const int64_t img = u / (group_ * blocks);
+        const int64_t gi = (u / blocks) % group_;
+        const int64_t p0 = (u % blocks) * block, np = std::min(block, P - p0);
+        pack_conv_columns(xd + (img * C + gi * Cg) * in_size, Cg, g, p0, np, pad, flip, K, cols, sums);
+        const int64_t m0 = gi * Mg;
+        Epilogue e = base;
+        e.a_zp = w_zp + m0;
+        e.a_term = w_term + m0;
+        e.b_sum = sums;
+        e.bias = bias != nullptr ? bias->data<int32_t>() + m0 : nullptr;
+        if (base.row_mult != nullptr) e.row_mult = base.row_mult + m0;
+        e.y = y_bytes + ((img * M + m0) * P + p0) * esize;
+        qgemm_u8s8(w_rows + m0 * K4, K4, Mg, cols, K, 0, np, &requant_tile, &e);
+      }
+    };
+    if (tasks == 1) {
+      body(0);
+    } else {
+      pool.parallel_for(tasks, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) body(t);
+      });
+    }
+    return ok_status();
+  }
+
+ private:
+  // Zero points, scales and bias: their types, counts and values.
+  Status check_parameters(const KernelContext& ctx, const Tensor& x, const Tensor& w, int64_t M) const {
+    SY_RETURN_IF_ERROR(check_zero_point_type(ctx, in_.x_zp, "x_zero_point", x, "x"));
+    SY_RETURN_IF_ERROR(check_zero_point_type(ctx, in_.w_zp, "w_zero_point", w, "w"));
+    SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.x_zp, "x_zero_point", 0));
+    SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.w_zp, "w_zero_point", M));
+    if (!quantized_) return ok_status();
+    SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.x_scale, "x_scale", 0));
+    SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.w_scale, "w_scale", M));
+    SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.y_scale, "y_scale", 0));
+    SY_RETURN_IF_ERROR(check_parameter_count(ctx, in_.y_zp, "y_zero_point", 0));
+    const char* names[] = {"x_scale", "w_scale", "y_scale"};
+    const size_t scales[] = {in_.x_scale, in_.w_scale, in_.y_scale};
+    for (int i = 0; i < 3; ++i) {
+      if (ctx.input(scales[i])->dtype() != DataType::kFloat)
+        return kernel_error(ctx, describe_input(ctx, scales[i], names[i]) + " must be float");
+      SY_RETURN_IF_ERROR(check_scale_values(ctx, scales[i], names[i]));
+    }
+    if (!is_8bit(ctx.input(in_.y_zp)->dtype()))
+      return kernel_error(ctx, describe_input(ctx, in_.y_zp, "y_zero_point") + " must be int8 or uint8");
+    const Tensor* bias = ctx.input(in_.bias);
+    if (bias != nullptr && (bias->dtype() != DataType::kInt32 || bias->shape().rank() != 1 || bias->shape()[0] != M))
+      return kernel_invalid_argument(ctx, describe_input(ctx, in_.bias, "B") + " must be int32 [" +
+                                              std::to_string(M) + "]");
+    return ok_status();
+  }
+
+  bool quantized_;
+  ConvInputs in_;
+  WindowAttributes attrs_;
+  int64_t group_ = 1;
+  std::vector<uint8_t> packed_w_;
+  std::vector<int32_t> w_sums_;
+  Shape packed_shape_;
+  DataType packed_dtype_ = DataType::kUndefined;
+};
+
+template <bool kQuantized>
+Result<std::unique_ptr<Kernel>> make_conv_kernel(const KernelCreateContext& ctx) {
+  Status status;
+  auto k = std::make_unique<IntegerConvKernel>(ctx, kQuantized, status);
+  if (!status.ok()) return status;
+  return std::unique_ptr<Kernel>(std::move(k));
+}
+
+const KernelDef kQLinearKernels[] = {
+    {"", "ConvInteger", 10, kLatestVersion, 0, kInt8Types, &make_conv_kernel<false>},
+    {"", "MatMulInteger", 10, kLatestVersion, 0, kInt8Types, &make_matmul_kernel<false>},
+    {"", "QLinearConv", 10, kLatestVersion, 0, kInt8Types, &make_conv_kernel<true>},
+    {"", "QLinearMatMul", 10, kLatestVersion, 0, kInt8Types, &make_matmul_kernel<true>},
+};
+
+}  // namespace
+
+std::span<const KernelDef> qlinear_kernels() { return kQLinearKernels; }
+
+}  // namespace sy::cpu
