@@ -1,0 +1,14 @@
+// The QuantizeSimd loops compiled for avx512 (see quantize_simd.h).
+#include <cstring>
+#include <limits>
+
+#include "providers/cpu/quantize_simd.h"
+
+namespace sy::cpu::quantize_detail {
+namespace avx512 {
+#include "providers/cpu/quantize_simd_body.h"
+}  // namespace avx512
+
+const QuantizeSimd& quantize_simd_avx512() { return avx512::kQuantizeSimd; }
+
+}  // namespace sy::cpu::quantize_detail
