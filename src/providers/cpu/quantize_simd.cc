@@ -2,14 +2,17 @@
 // quantize_simd.h).
 #include "providers/cpu/quantize_simd.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "core/cpu_features.h"
 
 namespace sy::cpu {
 namespace quantize_detail {
 namespace portable {
+constexpr int kLanes = 4;  // SSE2
 #include "providers/cpu/quantize_simd_body.h"
 }  // namespace portable
 

@@ -1,8 +1,9 @@
 // The hot loops of QuantizeLinear, DequantizeLinear and
 // DynamicQuantizeLinear for their common case: float32 to and from int8 and
 // uint8 with one scale and zero point over a contiguous run. Written once
-// (quantize_simd_body.h) with 16-lane vectors and compiled for AVX-512,
-// AVX2 and the baseline; the widest this CPU runs is picked once.
+// (quantize_simd_body.h) with GCC vectors as wide as each ISA's registers
+// and compiled for AVX-512, AVX2 and the baseline; the widest this CPU runs
+// is picked once.
 #pragma once
 
 #include <cstdint>
