@@ -128,6 +128,21 @@ inline int packed_bits(DataType t) {
   }
 }
 
+// Element i of a packed buffer (`bits` = packed_bits of its type), and its
+// replacement: the low bits of `code`.
+inline uint32_t read_packed(const uint8_t* data, int64_t i, int bits) {
+  const int per_byte = 8 / bits;
+  const int shift = static_cast<int>(i % per_byte) * bits;
+  return (data[i / per_byte] >> shift) & ((1u << bits) - 1);
+}
+
+inline void write_packed(uint8_t* data, int64_t i, int bits, uint32_t code) {
+  const int per_byte = 8 / bits;
+  const int shift = static_cast<int>(i % per_byte) * bits;
+  const auto mask = static_cast<uint8_t>(((1u << bits) - 1) << shift);
+  data[i / per_byte] = static_cast<uint8_t>((data[i / per_byte] & ~mask) | ((code << shift) & mask));
+}
+
 // Element i of an int32 or int64 tensor.
 inline int64_t int_element(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
