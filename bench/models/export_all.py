@@ -19,6 +19,35 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad"]
+# Models also written in float16 (to_fp16.py) as <model>_fp16, with their
+# float inputs in float16 and the float32 model's outputs as the reference.
+FP16_MODELS = ["resnet50", "bert"]
+
+
+def write_fp16(out: str, name: str) -> str:
+    """DIR/<name>_fp16.onnx from DIR/<name>.onnx, with the inputs in float16
+    and the float32 outputs as the expected ones."""
+    import shutil
+
+    import numpy as np
+    import onnx
+
+    import to_fp16
+
+    path = os.path.join(out, name + "_fp16.onnx")
+    model = to_fp16.convert(onnx.load(os.path.join(out, name + ".onnx")))
+    onnx.save(model, path)
+    for kind in ("inputs", "expected"):
+        src = os.path.join(out, f"{name}.{kind}")
+        dst = os.path.join(out, f"{name}_fp16.{kind}")
+        shutil.rmtree(dst, ignore_errors=True)
+        os.makedirs(dst)
+        for f in sorted(os.listdir(src)):
+            array = np.load(os.path.join(src, f))
+            if kind == "inputs" and array.dtype == np.float32:
+                array = array.astype(np.float16)
+            np.save(os.path.join(dst, f), array)
+    return path
 
 
 def main() -> int:
@@ -49,6 +78,8 @@ def main() -> int:
         summaries.append(summary)
         print(f"{name}: {summary['path']} ({summary['bytes'] / 1e6:.1f} MB), export {summary['export_seconds']:.1f} s,"
               f" total {summary['total_seconds']:.1f} s", flush=True)
+        if name in FP16_MODELS:
+            print(f"{name}_fp16: {write_fp16(args.out, name)}", flush=True)
 
     print()
     for s in summaries:
