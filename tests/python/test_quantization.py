@@ -310,4 +310,5 @@ def test_onnxruntime_agrees(tmp_path, name):
         assert run.returncode == 0, f"ONNX Runtime on the {kind} model: {run.stderr}"
         y = json.loads(result.read_text())["y"]
         ort = np.array(y["data"], np.float32).reshape(y["dims"])
-        np.testing.assert_allclose(_run(quantized, x), ort, rtol=0, atol=1e-5, err_msg=kind)
+        # ONNX Runtime fuses the QDQ nodes into integer kernels whose requantization may differ by one step.
+        np.testing.assert_allclose(_run(quantized, x), ort, rtol=0, atol=0.01 * np.ptp(ort), err_msg=kind)

@@ -78,6 +78,9 @@ class _Model:
         """Replaces the nodes, adds the new initializers, drops the ones no
         node uses any more, and sorts the nodes topologically."""
         self.graph.initializer.extend(self.new_initializers)
+        # A Constant that fed only a folded Relu or Clip (its min and max) goes too.
+        used = {i for n in nodes for i in n.input} | self.graph_outputs
+        nodes = [n for n in nodes if n.op_type != "Constant" or any(o in used for o in n.output)]
         del self.graph.node[:]
         self.graph.node.extend(_topological(nodes, self.graph))
         used = {i for n in self.graph.node for i in n.input} | self.graph_outputs
