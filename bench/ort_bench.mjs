@@ -3,8 +3,11 @@
 // bench/compare can put the two side by side.
 //
 //   node bench/ort_bench.mjs MODEL.onnx --threads N --runs R [--warmup W]
-//        [--input NAME=FILE.npy ...] [--profile PREFIX]
+//        [--input NAME=FILE.npy ...] [--profile PREFIX] [--outputs FILE.json]
 //
+// --outputs writes the first run's outputs to FILE.json as
+// {name: {type, dims, data}}, for checks that compare them with Switchyard's
+// (tests/python/test_quantization.py).
 // --profile turns on ONNX Runtime's profiler (its trace goes to
 // PREFIX_<date>.json) and adds to the JSON line the timed runs' kernel
 // time by op type, as `switchyard bench --profile` gives it: op_ms per run
@@ -23,12 +26,12 @@ const require = createRequire(import.meta.url);
 function usage(message) {
   if (message) process.stderr.write(`error: ${message}\n`);
   process.stderr.write('usage: node bench/ort_bench.mjs MODEL.onnx --threads N --runs R [--warmup W] ' +
-                       '[--input NAME=FILE.npy ...] [--profile PREFIX]\n');
+                       '[--input NAME=FILE.npy ...] [--profile PREFIX] [--outputs FILE.json]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { model: null, threads: 1, runs: 10, warmup: 3, inputs: {}, profile: null };
+  const args = { model: null, threads: 1, runs: 10, warmup: 3, inputs: {}, profile: null, outputs: null };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -39,6 +42,7 @@ function parseArgs(argv) {
     else if (a === '--runs') args.runs = parseInt(value(), 10);
     else if (a === '--warmup') args.warmup = parseInt(value(), 10);
     else if (a === '--profile') args.profile = value();
+    else if (a === '--outputs') args.outputs = value();
     else if (a === '--input') {
       const v = value();
       const eq = v.indexOf('=');
@@ -164,14 +168,23 @@ async function main() {
     feeds[name] = new ort.Tensor(a.type, a.data, a.dims);
   }
 
+  let firstResults = null;
   const runOnce = async () => {
     const a = performance.now();
-    await session.run(feeds);
+    const results = await session.run(feeds);
     const ms = performance.now() - a;
     sampleRss();
+    if (firstResults === null) firstResults = results;
     return ms;
   };
   const firstMs = await runOnce();
+  if (args.outputs) {
+    const out = {};
+    for (const [name, t] of Object.entries(firstResults)) {
+      out[name] = { type: t.type, dims: t.dims, data: Array.from(t.data, (v) => Number(v)) };
+    }
+    fs.writeFileSync(args.outputs, JSON.stringify(out));
+  }
   for (let i = 0; i < args.warmup; ++i) await runOnce();
   const times = [];
   const start = performance.now();

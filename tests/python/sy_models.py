@@ -129,3 +129,42 @@ def optional_model():
         [helper.make_tensor_value_info("has", TensorProto.BOOL, []), _optional_info("o_out", tensor_type),
          _optional_info("os_out", seq_type)])
     return make_model(graph)
+
+
+def _initializers(arrays):
+    return [numpy_helper.from_array(a, n) for n, a in arrays.items()]
+
+
+def mlp_model(n_in=16, n_hidden=32, n_out=8, seed=0):
+    """y = relu(x @ W1 + B1) @ W2 + B2 (MatMul+Add+Relu, then MatMul+Add)."""
+    rng = np.random.default_rng(seed)
+    arrays = {"W1": rng.standard_normal((n_in, n_hidden)) * 0.3, "B1": rng.standard_normal(n_hidden) * 0.1,
+              "W2": rng.standard_normal((n_hidden, n_out)) * 0.3, "B2": rng.standard_normal(n_out) * 0.1}
+    arrays = {n: a.astype(np.float32) for n, a in arrays.items()}
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", n_in])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", n_out])
+    nodes = [helper.make_node("MatMul", ["x", "W1"], ["h0"], name="fc1"),
+             helper.make_node("Add", ["h0", "B1"], ["h1"], name="fc1_bias"),
+             helper.make_node("Relu", ["h1"], ["h2"], name="relu1"),
+             helper.make_node("MatMul", ["h2", "W2"], ["h3"], name="fc2"),
+             helper.make_node("Add", ["h3", "B2"], ["y"], name="fc2_bias")]
+    return make_model(helper.make_graph(nodes, "mlp", [x], [y], initializer=_initializers(arrays)))
+
+
+def small_cnn_model(seed=0):
+    """x [N,3,12,12] -> Conv+Relu -> Conv (stride 2) -> GlobalAveragePool ->
+    Flatten -> Gemm (transB) -> y [N,10]."""
+    rng = np.random.default_rng(seed)
+    arrays = {"W1": rng.standard_normal((8, 3, 3, 3)) * 0.3, "B1": rng.standard_normal(8) * 0.1,
+              "W2": rng.standard_normal((16, 8, 3, 3)) * 0.2, "B2": rng.standard_normal(16) * 0.1,
+              "W3": rng.standard_normal((10, 16)) * 0.3, "B3": rng.standard_normal(10) * 0.1}
+    arrays = {n: a.astype(np.float32) for n, a in arrays.items()}
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 12, 12])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 10])
+    nodes = [helper.make_node("Conv", ["x", "W1", "B1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             helper.make_node("Conv", ["r1", "W2", "B2"], ["c2"], name="conv2", pads=[1, 1, 1, 1], strides=[2, 2]),
+             helper.make_node("GlobalAveragePool", ["c2"], ["p"], name="gap"),
+             helper.make_node("Flatten", ["p"], ["f"], name="flatten"),
+             helper.make_node("Gemm", ["f", "W3", "B3"], ["y"], name="fc", transB=1)]
+    return make_model(helper.make_graph(nodes, "small_cnn", [x], [y], initializer=_initializers(arrays)))
