@@ -7,9 +7,12 @@
 // limit; a model that is refused with an error is the expected outcome for
 // most inputs. tests/fuzz/README.md has the commands.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -69,6 +72,33 @@ sy::Tensor make_input(const sy::ValueInfo& info, uint64_t seed) {
   return std::move(t).value();
 }
 
+// A run longer than this is stopped with RunOptions.terminate: a Loop
+// whose trip count comes from the inputs (Range's expanded form divides by
+// a delta that may be tiny) is a legitimate computation of any length, not
+// a hang, and terminate is how a user stops one. The fuzzer's own timeout
+// (20 s) then only catches what terminate cannot stop.
+constexpr auto kRunLimit = std::chrono::seconds(3);
+
+// One watchdog for every run: sets `stop` once the deadline passes.
+struct Watchdog {
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> deadline_ns{0};  // 0: no run under way
+
+  Watchdog() {
+    std::thread([this] {
+      for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const int64_t d = deadline_ns.load();
+        if (d != 0 && now_ns() > d) stop = true;
+      }
+    }).detach();
+  }
+  static int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -94,7 +124,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!t.defined()) return 0;
     feeds.emplace_back(info.name, std::move(t));
   }
-  auto outputs = (*session)->run(feeds);
+  static Watchdog watchdog;
+  watchdog.stop = false;
+  watchdog.deadline_ns = Watchdog::now_ns() + std::chrono::nanoseconds(kRunLimit).count();
+  sy::RunOptions run_options;
+  run_options.terminate = &watchdog.stop;
+  auto outputs = (*session)->run(feeds, {}, run_options);
+  watchdog.deadline_ns = 0;
   (void)outputs;
   return 0;
 }
