@@ -61,6 +61,8 @@ function parseArgs(argv) {
 const kNpyTypes = {
   '<f4': ['float32', Float32Array],
   '<f8': ['float64', Float64Array],
+  // float16 travels as its bits, which is how onnxruntime-node takes it.
+  '<f2': ['float16', Uint16Array],
   '<i8': ['int64', BigInt64Array],
   '<i4': ['int32', Int32Array],
   '<i2': ['int16', Int16Array],

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
@@ -96,6 +97,15 @@ int cmd_run(int argc, char** argv) {
     }
   }
   std::map<std::string, std::string> saved;  // file name -> the output saved there
+  if (auto dir = args.get("--save-outputs")) {
+    // Made when missing, as `mkdir -p` would: a typo'd parent still fails.
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec) {
+      std::cerr << "error: --save-outputs: cannot create folder " << *dir << ": " << ec.message() << "\n";
+      return 1;
+    }
+  }
   for (size_t i = 0; i < outputs->size(); ++i) {
     const std::string& name = (*session)->outputs()[i].name;
     std::cout << "output " << name << ": " << summarize((*outputs)[i]) << "\n";

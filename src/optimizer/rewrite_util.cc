@@ -98,7 +98,13 @@ double scale_by_constant(const Graph& graph, const Node& node, ValueId x) {
 bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected) {
   double got = 0;
   if (!constant_scalar(graph, v, like, &got)) return false;
-  return std::fabs(got - expected) <= 1e-5 * std::fabs(expected);
+  // Within rounding to the constant's own type: a float16 sqrt(2) is
+  // 1.4140625, 1.1e-4 away (half an ulp is 2^-11 relative; bfloat16's 2^-8).
+  const DataType dtype = graph.constant(v)->dtype();
+  const double tolerance = dtype == DataType::kFloat16    ? 1e-3
+                           : dtype == DataType::kBfloat16 ? 8e-3
+                                                          : 1e-5;
+  return std::fabs(got - expected) <= tolerance * std::fabs(expected);
 }
 
 void rewrite_each_node(Graph& graph, bool (*rewrite_one)(Graph&, Node&), int* count) {

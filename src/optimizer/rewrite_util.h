@@ -61,7 +61,8 @@ bool int64_constant(const Graph& graph, ValueId v, std::vector<int64_t>* out);
 // 0 when `node` is not such a scaling of `x`.
 double scale_by_constant(const Graph& graph, const Node& node, ValueId x);
 // constant_scalar() within a relative 1e-5 of `expected` (exporters write
-// sqrt(2) and the like rounded to float).
+// sqrt(2) and the like rounded to float), or the rounding of a float16
+// (1e-3) or bfloat16 (8e-3) constant.
 bool constant_near(const Graph& graph, ValueId v, ValueId like, double expected);
 
 // `producer` takes over the output of `consumer`, its single reader that a

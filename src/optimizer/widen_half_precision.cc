@@ -61,10 +61,25 @@ class Widener {
  public:
   Widener(Graph& graph, int placement) : graph_(graph), placement_(placement) {}
 
-  bool reads_widened_value(const Node& node) const {
-    for (ValueId v : node.inputs)
-      if (v != kNoValue && twins_.count(v) != 0) return true;
-    return false;
+  // A node that reads only its inputs' shapes (Shape, Size) reads the
+  // float twin, whose shape is the same, rather than keep the Cast back to
+  // half alive for it.
+  void read_twins(NodeId id) {
+    for (ValueId& v : graph_.nodes[static_cast<size_t>(id)].inputs)
+      if (auto it = twins_.find(v); v != kNoValue && it != twins_.end()) v = it->second;
+  }
+
+  // The Casts back to half that nothing reads: removed now, since a fusion
+  // after this (MatMul + Add) needs the float value to have one reader.
+  void drop_unread_casts() {
+    graph_.rebuild_links();
+    for (const auto& [half, wide] : twins_) {
+      const Value& value = graph_.values[static_cast<size_t>(half)];
+      if (value.is_graph_output || !value.consumers.empty() || value.producer == kNoNode) continue;
+      Node& cast = graph_.nodes[static_cast<size_t>(value.producer)];
+      if (cast.op_type == "Cast" && cast.inputs.size() == 1 && cast.inputs[0] == wide) cast.removed = true;
+    }
+    graph_.rebuild_links();
   }
 
   // Rewires node `id`'s half inputs to float twins and its half outputs to
@@ -128,9 +143,13 @@ class Widener {
 }  // namespace
 
 bool widenable(const Graph& graph, const Node& node) {
+  // Ops whose result depends on a type named in an attribute, or that only
+  // read their input's shape (a Cast to float of a whole tensor for that
+  // would be waste).
   static const char* const kKeepsItsTypes[] = {
       "Cast", "CastLike", "ConstantOfShape", "Constant", "EyeLike", "RandomNormal", "RandomNormalLike", "RandomUniform",
-      "RandomUniformLike", "Bernoulli", "Multinomial", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"};
+      "RandomUniformLike", "Bernoulli", "Multinomial", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
+      "Shape", "Size"};
   if (!node.domain.empty() && node.domain != "ai.onnx") return false;
   for (const char* op : kKeepsItsTypes)
     if (node.op_type == op) return false;
@@ -148,14 +167,16 @@ Status widen_half_precision(Graph& graph, int placement, const HalfPrecisionQuer
   int count = 0;
   for (NodeId id : order) {
     const Node& node = graph.nodes[static_cast<size_t>(id)];
-    if (node.removed || node.placed_on != placement || !widenable(graph, node)) continue;
-    const bool needed = !queries.runs_as_is(queries.context, graph, node);
-    if (!needed && !widener.reads_widened_value(node)) continue;
-    if (!queries.runs_widened(queries.context, graph, node)) continue;
+    if (node.removed || node.placed_on != placement) continue;
+    if (node.op_type == "Shape" || node.op_type == "Size") {
+      widener.read_twins(id);
+      continue;
+    }
+    if (!widenable(graph, node) || !queries.runs_widened(queries.context, graph, node)) continue;
     SY_RETURN_IF_ERROR(widener.widen(id));
     ++count;
   }
-  if (count > 0) graph.rebuild_links();
+  if (count > 0) widener.drop_unread_casts();
   if (widened != nullptr) *widened = count;
   return ok_status();
 }

@@ -1,7 +1,9 @@
-// Half-precision nodes run in float: the CPU provider has float kernels for
-// every op, and float16/bfloat16 ones for few, so it claims a float16 or
-// bfloat16 node it can run in float (ExecutionProvider::capability) and,
-// once placement is done, makes it a float node here
+// Half-precision nodes run in float: the CPU provider has fast float kernels
+// for every op, and float16/bfloat16 ones for few (and those convert each
+// element as they go: a float16 MatMul's half kernel took minutes on BERT
+// where the float one takes 0.1 s), so it claims a float16 or bfloat16 node
+// it can run in float (ExecutionProvider::capability) and, once placement
+// is done, makes every such node placed on it a float node here
 // (ExecutionProvider::adapt_placed_nodes):
 //
 //   - each half input is read through its float twin: a constant is
@@ -14,11 +16,9 @@
 // A node that reads a value a widened node made reads the float one
 // directly, so a chain of widened nodes (Conv -> Relu -> Conv) runs in
 // float end to end, without the Cast pair between each two: the Casts back
-// to half that no one reads are dead and go with the dead nodes. Nodes
-// that have a half kernel are widened too when they read such a value,
-// for the same reason. That skips the rounding to half precision between
-// ops, so the results are as close to float's as the inputs allow, like
-// ONNX Runtime's cast insertion.
+// to half that no one reads are dead and go with the dead nodes. That
+// skips the rounding to half precision between ops, so the results are as
+// close to float's as the inputs allow, like ONNX Runtime's cast insertion.
 #pragma once
 
 #include "model/graph.h"
@@ -28,8 +28,6 @@ namespace sy {
 
 // What the provider can run, asked per node.
 struct HalfPrecisionQueries {
-  // Whether it runs `node` as it is.
-  bool (*runs_as_is)(const void* context, const Graph& graph, const Node& node);
   // Whether it runs `node` with its half inputs (and outputs) in float.
   bool (*runs_widened)(const void* context, const Graph& graph, const Node& node);
   const void* context;
@@ -41,9 +39,8 @@ struct HalfPrecisionQueries {
 // random ops, the quantization ops), nor runs a subgraph.
 bool widenable(const Graph& graph, const Node& node);
 
-// Widens the nodes placed on `placement` that it cannot run as they are,
-// and those reading a widened node's output, where it can run them in
-// float (see above). `widened` counts them.
+// Widens the widenable nodes placed on `placement` that it can run in float
+// (see above). `widened` counts them.
 Status widen_half_precision(Graph& graph, int placement, const HalfPrecisionQueries& queries, int* widened);
 
 }  // namespace sy

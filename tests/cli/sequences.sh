@@ -51,9 +51,13 @@ expect 0 '^output o_out: none$' run "$dir/opt.onnx"
 expect 0 '^output has: bool\[\] min 0 max 0' run "$dir/opt.onnx"
 expect 0 '^output o_out: float\[2\] min 1 max 2' run "$dir/opt.onnx" --input "o=$dir/a.npy" --input "os=$dir/b.npy"
 expect 0 '^output os_out: seq\(float\) of 1$' run "$dir/opt.onnx" --input "o=$dir/a.npy" --input "os=$dir/b.npy"
-# --save-outputs: a sequence one file per element.
-mkdir -p "$dir/out"
+# --save-outputs: a sequence one file per element, into a folder made when
+# missing (nested too); a folder that cannot be made is an error.
 expect 0 "saved to $dir/out/s_out.1.npy" run "$dir/seq.onnx" --input "s=$dir/a.npy,$dir/b.npy" --save-outputs "$dir/out"
+expect 0 "saved to $dir/new/deep/s_out.0.npy" run "$dir/seq.onnx" --input "s=$dir/a.npy,$dir/b.npy" \
+  --save-outputs "$dir/new/deep"
+expect 1 "--save-outputs: cannot create folder $dir/a.npy/x" run "$dir/seq.onnx" --input "s=$dir/a.npy,$dir/b.npy" \
+  --save-outputs "$dir/a.npy/x"
 if [ -d "$dir/out" ] && ! "$py" -c "import numpy as np, sys; assert np.load(sys.argv[1]).tolist() == [3.0]" \
     "$dir/out/s_out.1.npy"; then
   failed=$((failed + 1))

@@ -33,10 +33,6 @@ std::vector<NodeSupport> CpuProvider::capability(const Graph& graph, std::span<c
 Status CpuProvider::adapt_placed_nodes(Graph& graph, int placement) {
   HalfPrecisionQueries queries;
   queries.context = &registry_;
-  queries.runs_as_is = [](const void* registry, const Graph& g, const Node& node) {
-    std::string unused;
-    return static_cast<const KernelRegistry*>(registry)->find(g, node, unused) != nullptr;
-  };
   queries.runs_widened = [](const void* registry, const Graph& g, const Node& node) {
     std::string unused;
     return static_cast<const KernelRegistry*>(registry)->find_widened(g, node, unused) != nullptr;
