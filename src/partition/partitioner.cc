@@ -184,7 +184,7 @@ Result<Placement> place_nodes(Graph& graph, std::span<ExecutionProvider* const> 
       const auto id = static_cast<size_t>(a.node);
       if (a.supported) {
         graph.nodes[id].placed_on = static_cast<int>(p);
-      } else if (has_subgraph(graph.nodes[id]) && !providers[p]->allocator()->device().is_cpu()) {
+      } else if (has_subgraph(graph.nodes[id]) && !providers[p]->device().is_cpu()) {
         placement.declines[id].push_back(control_flow_decline(p, a.reason));
       } else {
         placement.declines[id].push_back({static_cast<int>(p), std::move(a.reason)});

@@ -148,6 +148,21 @@ inline int64_t int_element(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
 }
 
+// Element i of a float, double, float16, bfloat16, int32 or int64 tensor
+// as double (0 for other types): for parameters read a few at a time
+// (scales, ROIs, per-channel values), where a switch per element is free.
+inline double number_at(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DataType::kFloat: return t.data<float>()[i];
+    case DataType::kDouble: return t.data<double>()[i];
+    case DataType::kFloat16: return float16_to_float(t.data<uint16_t>()[i]);
+    case DataType::kBfloat16: return bfloat16_to_float(t.data<uint16_t>()[i]);
+    case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DataType::kInt32: return t.data<int32_t>()[i];
+    default: return 0.0;
+  }
+}
+
 // ---- index inputs (Gather*, Scatter*) -----------------------------------------
 
 // Calls fn.template operator()<I>() with I = int32_t or int64_t, the type of

@@ -10,24 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "providers/cpu/copy_util.h"
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/layer_norm_simd.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {
-
-// Element i of a float-typed parameter tensor, as double. Parameters are
-// read once per channel, so a switch per element costs nothing that shows.
-double param_at(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat: return t.data<float>()[i];
-    case DataType::kDouble: return t.data<double>()[i];
-    case DataType::kFloat16: return float16_to_float(t.data<uint16_t>()[i]);
-    case DataType::kBfloat16: return bfloat16_to_float(t.data<uint16_t>()[i]);
-    default: return 0.0;
-  }
-}
 
 bool is_float_param(const Tensor& t) {
   const DataType d = t.dtype();
@@ -142,8 +131,8 @@ class BatchNormKernel final : public Kernel {
   void fold(const Tensor& scale, const Tensor& bias, const Tensor& mean, const Tensor& var, double* m,
             double* o) const {
     for (int64_t c = 0; c < scale.num_elements(); ++c) {
-      m[c] = param_at(scale, c) / std::sqrt(param_at(var, c) + static_cast<double>(epsilon_));
-      o[c] = param_at(bias, c) - param_at(mean, c) * m[c];
+      m[c] = number_at(scale, c) / std::sqrt(number_at(var, c) + static_cast<double>(epsilon_));
+      o[c] = number_at(bias, c) - number_at(mean, c) * m[c];
     }
   }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "providers/cpu/conv/conv_util.h"
+#include "providers/cpu/copy_util.h"
 #include "providers/cpu/gemm/qgemm.h"
 #include "providers/cpu/matmul_dims.h"
 #include "providers/kernel.h"
@@ -39,13 +40,7 @@ int32_t int8_at(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt8 ? int32_t{t.data<int8_t>()[i]} : int32_t{t.data<uint8_t>()[i]};
 }
 
-float scale_at(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat16: return float16_to_float(t.data<Float16>()[i].bits);
-    case DataType::kBfloat16: return bfloat16_to_float(t.data<BFloat16>()[i].bits);
-    default: return t.data<float>()[i];
-  }
-}
+float scale_at(const Tensor& t, int64_t i) { return static_cast<float>(number_at(t, i)); }
 
 // The GEMM multiplies uint8 (A side) by int8 (B side); other data is
 // flipped (qgemm.h) and its zero point moved with it.

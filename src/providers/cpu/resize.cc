@@ -237,19 +237,6 @@ void encode_fill(DataType dtype, float v, unsigned char* bytes) {
 
 constexpr auto align64 = KernelContext::scratch_align;
 
-// A 1-D float / double / float16 / int tensor's element i as double.
-double number_at(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat: return t.data<float>()[i];
-    case DataType::kDouble: return t.data<double>()[i];
-    case DataType::kFloat16: return float16_to_float(t.data<Float16>()[i].bits);
-    case DataType::kBfloat16: return bfloat16_to_float(t.data<BFloat16>()[i].bits);
-    case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
-    case DataType::kInt32: return t.data<int32_t>()[i];
-    default: return 0.0;
-  }
-}
-
 class ResizeKernel final : public Kernel {
  public:
   ResizeKernel(const KernelCreateContext& ctx, Status& status) {
