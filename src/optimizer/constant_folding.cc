@@ -48,15 +48,29 @@ bool fold_static_shape(Graph& graph, Node& node) {
   return true;
 }
 
-}  // namespace
+// A DequantizeLinear read by a Conv, MatMul or Gemm: the QDQ fusion
+// (qdq_fusion.cc) reads the quantized weights through it after placement,
+// so the generic folding leaves it; finish_rewrites folds what is left.
+bool kept_for_qdq(const Graph& graph, const Node& node) {
+  if (node.op_type != "DequantizeLinear" || !node.domain.empty() || node.outputs.size() != 1) return false;
+  for (NodeId c : graph.values[static_cast<size_t>(node.outputs[0])].consumers) {
+    const Node& reader = graph.nodes[static_cast<size_t>(c)];
+    if (!reader.removed && reader.domain.empty() &&
+        (reader.op_type == "Conv" || reader.op_type == "MatMul" || reader.op_type == "Gemm"))
+      return true;
+  }
+  return false;
+}
 
-Status fold_constants(Graph& graph, int* folded) {
+Status fold(Graph& graph, int* folded, bool dequantize_only) {
   SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
   ThreadPool pool(1);
   const KernelRegistry& registry = cpu::cpu_kernel_registry();
   for (NodeId id : order) {
     Node& node = graph.nodes[static_cast<size_t>(id)];
     if (node.domain == "com.switchyard" || is_nondeterministic(node) || has_subgraph(node)) continue;
+    if (dequantize_only ? node.op_type != "DequantizeLinear" || !node.domain.empty() : kept_for_qdq(graph, node))
+      continue;
     if (fold_static_shape(graph, node)) {
       ++*folded;
       continue;
@@ -105,6 +119,12 @@ Status fold_constants(Graph& graph, int* folded) {
   graph.rebuild_links();
   return ok_status();
 }
+
+}  // namespace
+
+Status fold_constants(Graph& graph, int* folded) { return fold(graph, folded, false); }
+
+Status fold_constant_dequantize(Graph& graph, int* folded) { return fold(graph, folded, true); }
 
 Status eliminate_identities(Graph& graph, int* removed) {
   graph.link_subgraph_inputs();

@@ -5,7 +5,6 @@
 // ReLU6 (Clip 0..6) is what MobileNet exports after every expansion and
 // depthwise Conv. A FusedConv the residual pass made (Conv -> Add) takes
 // the activation the same way.
-#include <limits>
 #include <vector>
 
 #include "optimizer/optimizer.h"
@@ -14,32 +13,6 @@
 
 namespace sy {
 namespace {
-
-// The bounds of a Clip node, when they are known now.
-bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi) {
-  *lo = -std::numeric_limits<float>::infinity();
-  *hi = std::numeric_limits<float>::infinity();
-  if (clip.since_version < 11) {
-    // Bounds are attributes, defaulting to the float range.
-    *lo = clip.attr_float("min", std::numeric_limits<float>::lowest());
-    *hi = clip.attr_float("max", std::numeric_limits<float>::max());
-    return true;
-  }
-  // Bounds are scalar inputs; the output has the input's shape whatever
-  // their rank.
-  double v = 0;
-  if (clip.has_input(1)) {
-    const Tensor* t = graph.constant(clip.inputs[1]);
-    if (t == nullptr || !rewrite::tensor_scalar(*t, &v)) return false;
-    *lo = static_cast<float>(v);
-  }
-  if (clip.has_input(2)) {
-    const Tensor* t = graph.constant(clip.inputs[2]);
-    if (t == nullptr || !rewrite::tensor_scalar(*t, &v)) return false;
-    *hi = static_cast<float>(v);
-  }
-  return true;
-}
 
 bool fuse_one(Graph& graph, Node& conv) {
   if (!rewrite::is_conv(conv) || conv.outputs.size() != 1 || conv.has_attr(kActivationAttr)) return false;
@@ -53,7 +26,7 @@ bool fuse_one(Graph& graph, Node& conv) {
     fused.push_back(rewrite::string_attribute(kActivationAttr, "Relu"));
   } else if (rewrite::is_op(*act, "Clip")) {
     float lo = 0, hi = 0;
-    if (!clip_bounds(graph, *act, &lo, &hi)) return false;
+    if (!rewrite::clip_bounds(graph, *act, &lo, &hi)) return false;
     fused.push_back(rewrite::string_attribute(kActivationAttr, "Clip"));
     Attribute params;
     params.name = kActivationParamsAttr;

@@ -35,6 +35,7 @@ struct PassStats {
   int transposes_removed = 0;
   int reshapes_removed = 0;
   int conv_layouts_blocked = 0;
+  int qdq_fused = 0;
 };
 
 // The generic passes of `level`; compacts the graph.
@@ -44,7 +45,12 @@ Status optimize(Graph& graph, OptimizationLevel level, PassStats* stats = nullpt
 
 // Runs nodes whose inputs are all constant on the CPU and replaces their
 // outputs with the results. Shape of a statically shaped value folds too.
+// A DequantizeLinear read by a Conv, MatMul or Gemm stays, for the QDQ
+// fusion after placement (fuse_qdq); fold_constant_dequantize folds it
+// then, if it is still there.
 Status fold_constants(Graph& graph, int* folded);
+// fold_constants() on the DequantizeLinear nodes only.
+Status fold_constant_dequantize(Graph& graph, int* folded);
 // Bypasses Identity (and inference-mode Dropout) nodes.
 Status eliminate_identities(Graph& graph, int* removed);
 // Removes nodes whose outputs nobody uses.
@@ -61,6 +67,11 @@ Status fuse_conv_batchnorm(Graph& graph, int* fused);
 // which becomes a FusedConv (schema/fused.cc) with z as its input 3. A
 // provider rewrite, like every pass that makes a com.switchyard op.
 Status fuse_conv_residual(Graph& graph, int* fused);
+// DequantizeLinear -> Conv / MatMul / Gemm [-> Relu | Clip] ->
+// QuantizeLinear, as static quantizers write it, into QLinearConv /
+// QLinearMatMul (qdq_fusion.cc says when). A provider rewrite, run before
+// the float Conv and MatMul fusions would take the Conv or MatMul.
+Status fuse_qdq(Graph& graph, int* fused);
 // Moves a Relu or Clip (constant bounds) after a float Conv into the Conv,
 // which becomes a FusedConv with activation / activation_params.
 Status fuse_conv_activation(Graph& graph, int* fused);

@@ -6,6 +6,7 @@
 namespace sy {
 namespace {
 
+Status run_qdq(Graph& graph, PassStats& s) { return fuse_qdq(graph, &s.qdq_fused); }
 Status run_conv_residual(Graph& graph, PassStats& s) { return fuse_conv_residual(graph, &s.conv_residuals_fused); }
 Status run_conv_activation(Graph& graph, PassStats& s) {
   return fuse_conv_activation(graph, &s.conv_activations_fused);
@@ -18,7 +19,8 @@ Status run_conv_blocked_layout(Graph& graph, PassStats& s) {
   return block_conv_channels(graph, &s.conv_layouts_blocked);
 }
 
-constexpr std::array<ProviderRewrite, 5> kRewrites = {{
+constexpr std::array<ProviderRewrite, 6> kRewrites = {{
+    {"qdq", OptimizationLevel::kExtended, run_qdq},
     {"conv_residual", OptimizationLevel::kExtended, run_conv_residual},
     {"conv_activation", OptimizationLevel::kExtended, run_conv_activation},
     {"attention", OptimizationLevel::kExtended, run_attention},
@@ -87,6 +89,8 @@ Status finish_rewrites(Graph& graph, OptimizationLevel level, PassStats* stats) 
     SY_RETURN_IF_ERROR(cancel_transposes(graph, &s.transposes_removed));
     SY_RETURN_IF_ERROR(collapse_reshapes(graph, &s.reshapes_removed));
   }
+  // The constant weights' DequantizeLinear nodes the QDQ fusion left.
+  SY_RETURN_IF_ERROR(fold_constant_dequantize(graph, &s.folded));
   SY_RETURN_IF_ERROR(eliminate_dead_nodes(graph, &s.dead_removed));
   return drop_unused_constants(graph, &s.constants_dropped);
 }

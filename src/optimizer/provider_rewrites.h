@@ -29,7 +29,8 @@ struct ProviderRewrite {
 };
 
 // Every provider rewrite, in the order they run whoever asks for them
-// (the residual Add before the activation; attention before the MatMul
+// (the QDQ fusion before the float Conv and MatMul fusions take its nodes;
+// the residual Add before the activation; attention before the MatMul
 // epilogues; the blocked layout after every Conv fusion).
 std::span<const ProviderRewrite> provider_rewrites();
 

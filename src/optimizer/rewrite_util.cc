@@ -1,6 +1,7 @@
 #include "optimizer/rewrite_util.h"
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace sy::rewrite {
@@ -65,6 +66,31 @@ bool tensor_scalar(const Tensor& t, double* value) {
     case DataType::kBfloat16: *value = bfloat16_to_float(t.data<uint16_t>()[0]); return true;
     default: return false;
   }
+}
+
+bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi) {
+  *lo = -std::numeric_limits<float>::infinity();
+  *hi = std::numeric_limits<float>::infinity();
+  if (clip.since_version < 11) {
+    // Bounds are attributes, defaulting to the float range.
+    *lo = clip.attr_float("min", std::numeric_limits<float>::lowest());
+    *hi = clip.attr_float("max", std::numeric_limits<float>::max());
+    return true;
+  }
+  // Bounds are scalar inputs; the output has the input's shape whatever
+  // their rank.
+  double v = 0;
+  if (clip.has_input(1)) {
+    const Tensor* t = graph.constant(clip.inputs[1]);
+    if (t == nullptr || !tensor_scalar(*t, &v)) return false;
+    *lo = static_cast<float>(v);
+  }
+  if (clip.has_input(2)) {
+    const Tensor* t = graph.constant(clip.inputs[2]);
+    if (t == nullptr || !tensor_scalar(*t, &v)) return false;
+    *hi = static_cast<float>(v);
+  }
+  return true;
 }
 
 bool constant_scalar(const Graph& graph, ValueId v, ValueId like, double* value) {

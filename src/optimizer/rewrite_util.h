@@ -47,6 +47,9 @@ void make_switchyard_op(Graph& graph, Node& node, const char* op_type);
 
 // The value of a one-element tensor of a floating-point type, as a double.
 bool tensor_scalar(const Tensor& t, double* value);
+// The bounds of a Clip node (attributes before opset 11, constant scalar
+// inputs since; an absent one is infinite), when they are known now.
+bool clip_bounds(const Graph& graph, const Node& clip, float* lo, float* hi);
 // The value of a one-element floating-point constant `v` whose rank is 0
 // or at most that of `like`, so that an element-wise op of `like` and `v`
 // has `like`'s shape (a fusion replacing the op must not change the

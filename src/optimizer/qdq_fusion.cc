@@ -1,0 +1,307 @@
+// QDQ fusion: the pattern a static quantizer writes around a Conv,
+//   DequantizeLinear(x_q) ─┐
+//   DequantizeLinear(w_q) ─┼─ Conv [-> Relu | Clip] -> QuantizeLinear -> y_q
+//   [DequantizeLinear(b)] ─┘
+// becomes QLinearConv(x_q, x_scale, x_zp, w_q, w_scale, w_zp, y_scale,
+// y_zp[, b]): the int8 GEMM with requantization in its epilogue instead of
+// a float Conv between a pass that widens x and one that narrows y, and
+// weights prepacked at creation instead of widened to float.
+//
+// Matched only where the fused op computes what the graph says up to the
+// rounding of the float accumulation (the fused sum is exact, the float one
+// is not; a result within half a step of a rounding boundary may differ by
+// one): scales and zero points constant and per tensor (W's also per
+// output channel, axis 0); W constant int8 or uint8; the bias absent or the
+// int32 DequantizeLinear quantizers write, zero point 0 and scale exactly
+// x_scale * w_scale (anything else would need the bias re-rounded); a Relu
+// or Clip between Conv and QuantizeLinear only where QuantizeLinear's own
+// saturation already does what it does (Relu: y_zp is the type's lowest
+// value; Clip: its bounds quantize to the type's ends), so dropping it is
+// exact.
+//
+// The same around a MatMul whose B is constant [K, N] (per tensor or per
+// column) gives QLinearMatMul; with a bias Add in between it stays.
+//
+// The DequantizeLinear nodes stay for any other reader; the dead-node pass
+// removes those the fused node left unread. The generic constant folding
+// keeps constant DequantizeLinear nodes read by a Conv, MatMul or Gemm for
+// this pass (fold_constants); finish_rewrites folds the ones left.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "optimizer/optimizer.h"
+#include "optimizer/rewrite_util.h"
+
+namespace sy {
+namespace {
+
+bool is_8bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
+
+int32_t type_min(DataType t) { return t == DataType::kInt8 ? -128 : 0; }
+int32_t type_max(DataType t) { return t == DataType::kInt8 ? 127 : 255; }
+
+DataType value_dtype(const Graph& g, ValueId v) { return g.values[static_cast<size_t>(v)].type.dtype; }
+
+// A constant float tensor of rank <= 1 and its values, all finite and
+// non-zero (a scale).
+bool scale_values(const Graph& g, ValueId v, std::vector<float>* out) {
+  const Tensor* t = v == kNoValue ? nullptr : g.constant(v);
+  if (t == nullptr || !t->is_tensor() || t->dtype() != DataType::kFloat || t->shape().rank() > 1 ||
+      t->num_elements() < 1 || t->raw_data() == nullptr)
+    return false;
+  out->assign(t->data<float>(), t->data<float>() + t->num_elements());
+  for (float s : *out)
+    if (!std::isfinite(s) || s == 0.0f) return false;
+  return true;
+}
+
+// The zero points of a DequantizeLinear / QuantizeLinear input: a constant
+// of type `type`, rank <= 1 and `count` values; or absent (all zeros).
+bool zero_point_values(const Graph& g, const Node& n, size_t i, DataType type, int64_t count,
+                       std::vector<int32_t>* out) {
+  if (!n.has_input(i)) {
+    out->assign(static_cast<size_t>(count), 0);
+    return true;
+  }
+  const Tensor* t = g.constant(n.inputs[i]);
+  if (t == nullptr || !t->is_tensor() || t->dtype() != type || t->shape().rank() > 1 || t->num_elements() != count ||
+      t->raw_data() == nullptr)
+    return false;
+  out->resize(static_cast<size_t>(count));
+  for (int64_t k = 0; k < count; ++k) {
+    switch (type) {
+      case DataType::kInt8: (*out)[static_cast<size_t>(k)] = t->data<int8_t>()[k]; break;
+      case DataType::kUint8: (*out)[static_cast<size_t>(k)] = t->data<uint8_t>()[k]; break;
+      case DataType::kInt32: (*out)[static_cast<size_t>(k)] = t->data<int32_t>()[k]; break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+// The zero point input to hand the fused node: the node's own, or a new
+// scalar zero of `type` when it has none (the QLinear ops require one).
+ValueId zero_point_input(Graph& g, const Node& n, size_t i, DataType type, const char* base) {
+  if (n.has_input(i)) return n.inputs[i];
+  auto t = Tensor::allocate(type, Shape{});
+  if (!t.ok()) return kNoValue;
+  std::memset(t->raw_data(), 0, 1);
+  return rewrite::add_constant(g, base, std::move(t).value());
+}
+
+// Attributes a DequantizeLinear / QuantizeLinear may carry for the fusion:
+// no blocks, and no precision other than float's.
+bool plain_quant_attributes(const Node& n) {
+  if (n.attr_int("block_size", 0) != 0) return false;
+  const int64_t precision = n.attr_int("precision", 0);
+  return precision == 0 || precision == static_cast<int64_t>(DataType::kFloat);
+}
+
+// A DequantizeLinear of this rewrite scope producing `v` as float.
+Node* dequantize_producing(Graph& g, ValueId v) {
+  Node* dq = rewrite::producer(g, v);
+  if (dq == nullptr || !rewrite::is_op(*dq, "DequantizeLinear") || dq->outputs.size() != 1 || !dq->has_input(0) ||
+      !dq->has_input(1) || !plain_quant_attributes(*dq) || value_dtype(g, v) != DataType::kFloat)
+    return nullptr;
+  return dq;
+}
+
+// Per-tensor quantized activation: DequantizeLinear(x_q uint8/int8, scale, zp).
+struct Activation {
+  Node* dq = nullptr;
+  DataType type = DataType::kUndefined;
+  float scale = 0;
+};
+
+bool match_activation(Graph& g, ValueId v, Activation* a) {
+  a->dq = dequantize_producing(g, v);
+  if (a->dq == nullptr) return false;
+  a->type = value_dtype(g, a->dq->inputs[0]);
+  std::vector<float> s;
+  std::vector<int32_t> z;
+  if (!is_8bit(a->type) || !scale_values(g, a->dq->inputs[1], &s) || s.size() != 1 ||
+      !zero_point_values(g, *a->dq, 2, a->type, 1, &z))
+    return false;
+  a->scale = s[0];
+  return true;
+}
+
+// Constant weights: DequantizeLinear(w_q constant uint8/int8, scale, zp),
+// per tensor or one scale per slice along `axis`.
+struct Weights {
+  Node* dq = nullptr;
+  DataType type = DataType::kUndefined;
+  std::vector<float> scales;  // 1, or one per slice along the axis
+};
+
+bool match_weights(Graph& g, ValueId v, int64_t axis, Weights* w) {
+  w->dq = dequantize_producing(g, v);
+  if (w->dq == nullptr) return false;
+  const Tensor* q = g.constant(w->dq->inputs[0]);
+  if (q == nullptr || !q->is_tensor() || !is_8bit(q->dtype())) return false;
+  w->type = q->dtype();
+  if (!scale_values(g, w->dq->inputs[1], &w->scales)) return false;
+  const auto rank = static_cast<int64_t>(q->shape().rank());
+  if (w->scales.size() > 1) {
+    int64_t dq_axis = w->dq->attr_int("axis", 1);
+    if (dq_axis < 0) dq_axis += rank;
+    if (dq_axis != axis || axis >= rank || q->shape()[static_cast<size_t>(axis)] != std::ssize(w->scales))
+      return false;
+  }
+  std::vector<int32_t> z;
+  return zero_point_values(g, *w->dq, 2, w->type, std::ssize(w->scales), &z);
+}
+
+// A bias the QLinear ops take as it is: DequantizeLinear(b int32 constant
+// [n], scale == x_scale * w_scale per element, zero point 0).
+bool match_bias(Graph& g, ValueId v, int64_t n, float x_scale, const std::vector<float>& w_scales, Node** out) {
+  Node* dq = dequantize_producing(g, v);
+  if (dq == nullptr) return false;
+  const Tensor* b = g.constant(dq->inputs[0]);
+  if (b == nullptr || !b->is_tensor() || b->dtype() != DataType::kInt32 || b->shape().rank() != 1 ||
+      b->shape()[0] != n)
+    return false;
+  std::vector<float> s;
+  std::vector<int32_t> z;
+  if (!scale_values(g, dq->inputs[1], &s) || (s.size() != 1 && std::ssize(s) != n)) return false;
+  if (!zero_point_values(g, *dq, 2, DataType::kInt32, std::ssize(s), &z)) return false;
+  for (int32_t zp : z)
+    if (zp != 0) return false;
+  if (s.size() > 1) {
+    int64_t axis = dq->attr_int("axis", 1);
+    if (axis != 0 && axis != -1) return false;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const float want = x_scale * w_scales[w_scales.size() == 1 ? 0 : static_cast<size_t>(i)];
+    if (s[s.size() == 1 ? 0 : static_cast<size_t>(i)] != want) return false;
+  }
+  *out = dq;
+  return true;
+}
+
+// The output side: [Relu | Clip ->] QuantizeLinear(., y_scale, y_zp) per
+// tensor, to uint8 or int8.
+struct Output {
+  Node* act = nullptr;  // dropped, exactly (see the file comment)
+  Node* q = nullptr;
+  DataType type = DataType::kUndefined;
+};
+
+// QuantizeLinear's value for v: saturate(round_half_even(v / scale) + zp).
+int32_t quantize_value(float v, float scale, int32_t zp, DataType t) {
+  const double r = std::nearbyint(static_cast<double>(v / scale)) + zp;
+  return static_cast<int32_t>(std::clamp<double>(r, type_min(t), type_max(t)));
+}
+
+bool match_output(Graph& g, ValueId v, Output* o) {
+  Node* next = rewrite::single_consumer(g, v);
+  if (next == nullptr || next->inputs.empty() || next->inputs[0] != v || next->outputs.size() != 1) return false;
+  if (rewrite::is_op(*next, "Relu") || rewrite::is_op(*next, "Clip")) {
+    o->act = next;
+    next = rewrite::single_consumer(g, next->outputs[0]);
+    if (next == nullptr || next->inputs.empty() || next->inputs[0] != o->act->outputs[0] || next->outputs.size() != 1)
+      return false;
+  }
+  if (!rewrite::is_op(*next, "QuantizeLinear") || !next->has_input(1) || !plain_quant_attributes(*next)) return false;
+  o->q = next;
+  o->type = value_dtype(g, next->outputs[0]);
+  std::vector<float> s;
+  std::vector<int32_t> z;
+  if (!is_8bit(o->type) || !scale_values(g, next->inputs[1], &s) || s.size() != 1 ||
+      !zero_point_values(g, *next, 2, o->type, 1, &z))
+    return false;
+  if (o->act == nullptr) return true;
+  // Dropping the activation is exact when QuantizeLinear maps everything
+  // it would change to the value it would change it to.
+  float lo = 0, hi = 0;
+  if (rewrite::is_op(*o->act, "Relu")) {
+    lo = 0.0f;
+    hi = std::numeric_limits<float>::infinity();
+  } else if (!rewrite::clip_bounds(g, *o->act, &lo, &hi)) {
+    return false;
+  }
+  const bool lo_ok = std::isinf(lo) ? lo < 0 : quantize_value(lo, s[0], z[0], o->type) == type_min(o->type);
+  const bool hi_ok = std::isinf(hi) ? hi > 0 : quantize_value(hi, s[0], z[0], o->type) == type_max(o->type);
+  return lo_ok && hi_ok;
+}
+
+// Marks `dq` removed when the fused node was its only reader.
+void drop_if_unread(Graph& g, Node* dq, ValueId v) {
+  if (dq != nullptr && rewrite::has_single_consumer(g, v)) dq->removed = true;
+}
+
+bool fuse_conv(Graph& g, Node& conv) {
+  if (!rewrite::is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.inputs.size() < 2) return false;
+  Activation x;
+  Weights w;
+  Output o;
+  if (!match_activation(g, conv.inputs[0], &x) || !match_weights(g, conv.inputs[1], 0, &w)) return false;
+  const Tensor* wq = g.constant(w.dq->inputs[0]);
+  if (wq->shape().rank() < 3) return false;
+  const int64_t m = wq->shape()[0];
+  Node* bias = nullptr;
+  if (conv.has_input(2) && !match_bias(g, conv.inputs[2], m, x.scale, w.scales, &bias)) return false;
+  if (!match_output(g, conv.outputs[0], &o)) return false;
+
+  const ValueId x_zp = zero_point_input(g, *x.dq, 2, x.type, "x_zero_point");
+  const ValueId w_zp = zero_point_input(g, *w.dq, 2, w.type, "w_zero_point");
+  const ValueId y_zp = zero_point_input(g, *o.q, 2, o.type, "y_zero_point");
+  if (x_zp == kNoValue || w_zp == kNoValue || y_zp == kNoValue) return false;
+  const ValueId x_in = conv.inputs[0], w_in = conv.inputs[1];
+  const ValueId b_in = conv.has_input(2) ? conv.inputs[2] : kNoValue;
+  std::vector<ValueId> inputs = {x.dq->inputs[0], x.dq->inputs[1], x_zp,          w.dq->inputs[0],
+                                 w.dq->inputs[1], w_zp,            o.q->inputs[1], y_zp};
+  if (bias != nullptr) inputs.push_back(bias->inputs[0]);
+  drop_if_unread(g, x.dq, x_in);
+  drop_if_unread(g, w.dq, w_in);
+  if (bias != nullptr) drop_if_unread(g, bias, b_in);
+  conv.op_type = "QLinearConv";
+  conv.since_version = 10;
+  conv.inputs = std::move(inputs);
+  if (o.act != nullptr) rewrite::absorb_consumer(g, conv, *o.act);
+  rewrite::absorb_consumer(g, conv, *o.q);
+  return true;
+}
+
+// MatMul(DQ(a), DQ(b constant [K, N])) -> QuantizeLinear: QLinearMatMul,
+// b per tensor or per column (axis 1). No bias: QLinearMatMul has none,
+// and a bias Add between MatMul and QuantizeLinear leaves the MatMul be.
+bool fuse_matmul(Graph& g, Node& mm) {
+  if (!rewrite::is_op(mm, "MatMul") || mm.outputs.size() != 1 || mm.inputs.size() != 2) return false;
+  Activation a;
+  Weights b;
+  Output o;
+  if (!match_activation(g, mm.inputs[0], &a) || !match_weights(g, mm.inputs[1], 1, &b)) return false;
+  if (g.constant(b.dq->inputs[0])->shape().rank() != 2) return false;
+  const ValueType& at = g.values[static_cast<size_t>(a.dq->inputs[0])].type;
+  if (!at.has_shape || at.rank() < 2) return false;  // a vector A drops an axis the scales do not see
+  if (!match_output(g, mm.outputs[0], &o)) return false;
+  const ValueId a_zp = zero_point_input(g, *a.dq, 2, a.type, "a_zero_point");
+  const ValueId b_zp = zero_point_input(g, *b.dq, 2, b.type, "b_zero_point");
+  const ValueId y_zp = zero_point_input(g, *o.q, 2, o.type, "y_zero_point");
+  if (a_zp == kNoValue || b_zp == kNoValue || y_zp == kNoValue) return false;
+  std::vector<ValueId> inputs = {a.dq->inputs[0], a.dq->inputs[1], a_zp,           b.dq->inputs[0],
+                                 b.dq->inputs[1], b_zp,            o.q->inputs[1], y_zp};
+  drop_if_unread(g, a.dq, mm.inputs[0]);
+  drop_if_unread(g, b.dq, mm.inputs[1]);
+  const auto opset = g.opsets.find("");
+  mm.op_type = "QLinearMatMul";
+  mm.since_version = opset != g.opsets.end() && opset->second >= 21 ? 21 : 10;
+  mm.inputs = std::move(inputs);
+  if (o.act != nullptr) rewrite::absorb_consumer(g, mm, *o.act);
+  rewrite::absorb_consumer(g, mm, *o.q);
+  return true;
+}
+
+bool fuse_one(Graph& g, Node& node) { return fuse_conv(g, node) || fuse_matmul(g, node); }
+
+}  // namespace
+
+Status fuse_qdq(Graph& graph, int* fused) {
+  rewrite::rewrite_each_node(graph, fuse_one, fused);
+  return ok_status();
+}
+
+}  // namespace sy
