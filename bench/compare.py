@@ -36,10 +36,11 @@ NODE_DIR = os.path.join(HERE, ".node")
 TOOLS = ["switchyard", "switchyard-cuda-cpu", "ort", "torch"]
 TOOL_TITLES = {"switchyard": "Switchyard", "switchyard-cuda-cpu": "Switchyard cuda,cpu", "ort": "ORT",
                "torch": "PyTorch"}
-MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "resnet50_fp16", "bert_fp16"]
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "resnet50_fp16", "bert_fp16", "resnet50_int8",
+          "bert_int8"]
 # Models PyTorch does not time: the float16 conversions, which exist only
 # as ONNX files (and PyTorch's CPU float16 is not what a user would run).
-NOT_TORCH = {"resnet50_fp16", "bert_fp16"}
+NOT_TORCH = {"resnet50_fp16", "bert_fp16", "resnet50_int8", "bert_int8"}
 # Latency-bound models (a fraction of a millisecond per call) need many runs
 # per process for a stable median: at least this many timed and warm-up
 # runs, whatever --runs and --warmup say.
