@@ -25,6 +25,7 @@
 #include "providers/cpu/conv/conv_util.h"
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/gemm/qgemm.h"
+#include "providers/cpu/gemm/qgemm_epilogue.h"
 #include "providers/cpu/matmul_dims.h"
 #include "providers/kernel.h"
 #include "switchyard/data_type.h"
@@ -154,8 +155,6 @@ Status require_inputs(const KernelContext& ctx, size_t count, const char* const 
 
 // ---- the tile epilogue -----------------------------------------------------------------------
 
-enum class OutputKind { kInt32, kUint8, kInt8 };
-
 // What turns raw GEMM sums into outputs, for tile coordinates (m, n); every
 // pointer is offset so that those index it directly.
 struct Epilogue {
@@ -164,7 +163,10 @@ struct Epilogue {
   const int32_t* b_zp = nullptr;    // per column, shifted into int8
   const int32_t* b_sum = nullptr;   // per column
   const int32_t* bias = nullptr;    // per row, or null
-  OutputKind kind = OutputKind::kInt32;
+  // Every row has one a_zp and every column one b_zp: the epilogue folds
+  // the zero-point products into a term per column and one per row.
+  bool uniform_zero_points = false;
+  QgemmOutput kind = QgemmOutput::kInt32;
   void* y = nullptr;
   int64_t ldy = 0;
   // Multiplier: row_mult[m] or col_mult[n] where one is null; with both,
@@ -175,53 +177,37 @@ struct Epilogue {
   int32_t y_zp = 0;
 };
 
-// round_half_to_even(f) + zp, saturated to [lo, hi]. Clamping first keeps
-// the rounding trick exact (|f| < 2^22) and sends NaN to lo.
-inline int32_t requantize(float f, int32_t zp, int32_t lo, int32_t hi) {
-  f = f > -1024.0f ? f : -1024.0f;
-  f = f < 1024.0f ? f : 1024.0f;
-  const float r = (f + 12582912.0f) - 12582912.0f;  // 1.5 * 2^23: rounds to an integer, ties to even
-  const int32_t q = static_cast<int32_t>(r) + zp;
-  return q < lo ? lo : (q > hi ? hi : q);
-}
-
 void requant_tile(const int32_t* tile, int64_t m0, int64_t rows, int64_t n0, int64_t cols, const void* arg) {
   const Epilogue& e = *static_cast<const Epilogue*>(arg);
-  int32_t v[kQgemmTileCols];
-  float mult[kQgemmTileCols];
-  const int32_t lo = e.kind == OutputKind::kInt8 ? -128 : 0;
-  const int32_t hi = e.kind == OutputKind::kInt8 ? 127 : 255;
+  static const QgemmEpilogueSimd& simd = qgemm_epilogue_simd();
+  QgemmRowEpilogue p;
+  p.b_zp = e.b_zp + n0;
+  p.b_sum = e.b_sum + n0;
+  p.kind = e.kind;
+  p.col_mult = e.col_mult != nullptr ? e.col_mult + n0 : nullptr;
+  p.both = e.col_mult != nullptr && e.row_mult != nullptr;
+  p.y_scale = e.y_scale;
+  p.y_zp = e.y_zp;
+  const int64_t esize = e.kind == QgemmOutput::kInt32 ? 4 : 1;
+  int32_t col_term[kQgemmTileCols];
+  const auto za = static_cast<uint32_t>(e.a_zp[m0]), zb = static_cast<uint32_t>(e.b_zp[n0]);
+  if (e.uniform_zero_points) {
+    for (int64_t j = 0; j < cols; ++j) col_term[j] = static_cast<int32_t>(za * static_cast<uint32_t>(e.b_sum[n0 + j]));
+    p.col_term = col_term;
+  }
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t m = m0 + i;
-    const int32_t* raw = tile + i * kQgemmTileCols;
-    // Wrapping arithmetic: exact whenever the true sum fits in int32.
-    const auto za = static_cast<uint32_t>(e.a_zp[m]);
-    const auto at = static_cast<uint32_t>(e.a_term[m]);
-    const auto bias = e.bias != nullptr ? static_cast<uint32_t>(e.bias[m]) : 0u;
-    for (int64_t j = 0; j < cols; ++j) {
-      const int64_t n = n0 + j;
-      v[j] = static_cast<int32_t>(static_cast<uint32_t>(raw[j]) - static_cast<uint32_t>(e.b_zp[n]) * at -
-                                  za * static_cast<uint32_t>(e.b_sum[n]) + bias);
-    }
-    if (e.kind == OutputKind::kInt32) {
-      std::memcpy(static_cast<int32_t*>(e.y) + m * e.ldy + n0, v, static_cast<size_t>(cols) * sizeof(int32_t));
-      continue;
-    }
-    if (e.col_mult == nullptr) {
-      std::fill(mult, mult + cols, e.row_mult[m]);
-    } else if (e.row_mult == nullptr) {
-      std::copy(e.col_mult + n0, e.col_mult + n0 + cols, mult);
-    } else {
-      for (int64_t j = 0; j < cols; ++j) mult[j] = (e.row_mult[m] * e.col_mult[n0 + j]) / e.y_scale;
-    }
-    uint8_t* out = static_cast<uint8_t*>(e.y) + m * e.ldy + n0;
-    for (int64_t j = 0; j < cols; ++j)
-      out[j] = static_cast<uint8_t>(requantize(static_cast<float>(v[j]) * mult[j], e.y_zp, lo, hi));
+    p.a_zp = e.a_zp[m];
+    p.a_term = e.a_term[m];
+    p.bias = e.bias != nullptr ? e.bias[m] : 0;
+    p.row_term = static_cast<int32_t>(static_cast<uint32_t>(p.bias) - zb * static_cast<uint32_t>(p.a_term));
+    p.row_mult = e.row_mult != nullptr ? e.row_mult[m] : 1.0f;
+    simd.row(p, tile + i * kQgemmTileCols, cols, static_cast<char*>(e.y) + (m * e.ldy + n0) * esize);
   }
 }
 
-OutputKind output_kind(DataType t) {
-  return t == DataType::kInt32 ? OutputKind::kInt32 : t == DataType::kInt8 ? OutputKind::kInt8 : OutputKind::kUint8;
+QgemmOutput output_kind(DataType t) {
+  return t == DataType::kInt32 ? QgemmOutput::kInt32 : t == DataType::kInt8 ? QgemmOutput::kInt8 : QgemmOutput::kUint8;
 }
 
 // Carves aligned pieces out of one scratch region.
@@ -366,6 +352,8 @@ class IntegerMatMulKernel final : public Kernel {
     Epilogue base;
     base.kind = output_kind(out_type);
     base.ldy = N;
+    base.uniform_zero_points = std::all_of(a_zp, a_zp + a_total, [&](int32_t z) { return z == a_zp[0]; }) &&
+                               std::all_of(b_zp, b_zp + b_matrices * N, [&](int32_t z) { return z == b_zp[0]; });
     float* row_mult = nullptr;
     float* col_mult = nullptr;
     if (quantized_) {
@@ -381,7 +369,7 @@ class IntegerMatMulKernel final : public Kernel {
     const int64_t row_blocks = (M + row_block - 1) / row_block;
     const int64_t col_blocks = (N + col_block - 1) / col_block;
     const int64_t units = d.batch_count * row_blocks * col_blocks;
-    const int64_t esize = base.kind == OutputKind::kInt32 ? 4 : 1;
+    const int64_t esize = base.kind == QgemmOutput::kInt32 ? 4 : 1;
     auto* y_bytes = static_cast<char*>(y->raw_data());
     const int64_t work_per_unit = std::max<int64_t>(1, row_block * col_block * K);
     pool.parallel_for(units, std::max<int64_t>(1, (1 << 20) / work_per_unit), [&](int64_t u0, int64_t u1) {
@@ -457,62 +445,154 @@ Result<std::unique_ptr<Kernel>> make_matmul_kernel(const KernelCreateContext& ct
 
 constexpr int64_t kMaxColumnBlock = 256;
 
-// Output positions [p0, p0 + np) of the integer im2col of one group of x
-// (`channels` planes of g.in_size() bytes), packed as the GEMM's B
-// (qgemm.h): element (k, j) with k = channel * kernel_size + tap. Taps in
-// the padding read `pad` (x's zero point, so that they add nothing once
-// it is subtracted). sums[j] gets column j's sum.
-void pack_conv_columns(const uint8_t* x, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t np,
-                       uint8_t pad, uint8_t flip, int64_t K, int8_t* out, int32_t* sums) {
-  const int64_t K4 = qgemm_depth(K);
-  std::memset(out, 0, static_cast<size_t>(qgemm_packed_b_bytes(K, np)));
-  std::fill(sums, sums + np, 0);
-  const int rank = g.rank;
-  // Where each position's window starts, per spatial dim.
-  int64_t origin[kMaxSpatialDims][kMaxColumnBlock];
-  int64_t o[kMaxSpatialDims];
-  for (int64_t rem = p0, d = rank - 1; d >= 0; --d) {
-    o[d] = rem % g.out[d];
-    rem /= g.out[d];
-  }
-  for (int64_t j = 0; j < np; ++j) {
-    for (int d = 0; d < rank; ++d) origin[d][j] = o[d] * g.stride[d] - g.pad_begin[d];
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++o[d] < g.out[d]) break;
-      o[d] = 0;
+// Rows of the integer im2col of one channel plane: row (c, tap) holds, for
+// output positions [p0, p0 + np), the byte of x under that tap, or `pad`
+// (x's zero point, which adds nothing once subtracted) in the padding.
+//
+// A window of one tap with stride 1 and no padding reads x itself. Other
+// 1-D and 2-D windows read a copy of x with the padding written out
+// (padded_plane_bytes per plane, made by pad_planes), so that each output
+// row's run of a tap row is one copy without bounds checks; 3-D windows
+// compute each position's offset.
+class ConvRows {
+ public:
+  explicit ConvRows(const WindowGeometry& g) : g_(g) {
+    direct_ = g.kernel_size() == 1;
+    for (int d = 0; d < g.rank; ++d) direct_ = direct_ && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.out[d] == g.in[d];
+    padded_ = !direct_ && g.rank <= 2;
+    if (padded_) {
+      // A 1-D window is a 2-D one of height 1.
+      const int w = g.rank - 1;
+      const bool two = g.rank == 2;
+      h_ = {two ? g.in[0] : 1, two ? g.out[0] : 1, two ? g.kernel[0] : 1, two ? g.stride[0] : 1,
+            two ? g.dilation[0] : 1, two ? g.pad_begin[0] : 0, 0};
+      w_ = {g.in[w], g.out[w], g.kernel[w], g.stride[w], g.dilation[w], g.pad_begin[w], 0};
+      // The rows and columns the windows reach, from the first pad on.
+      h_.span = (h_.out - 1) * h_.stride + (h_.kernel - 1) * h_.dilation + 1;
+      w_.span = (w_.out - 1) * w_.stride + (w_.kernel - 1) * w_.dilation + 1;
     }
   }
-  int64_t in_stride[kMaxSpatialDims];
-  in_stride[rank - 1] = 1;
-  for (int d = rank - 1; d > 0; --d) in_stride[d - 1] = in_stride[d] * g.in[d];
-  const int64_t taps = g.kernel_size(), in_size = g.in_size();
-  int64_t source[kMaxColumnBlock];  // offset in a channel plane, -1 in the padding
-  int64_t tap_at[kMaxSpatialDims] = {};
-  for (int64_t tap = 0; tap < taps; ++tap) {
+
+  // Bytes of one padded plane; 0 when rows read x or compute offsets.
+  int64_t padded_plane_bytes() const { return padded_ ? h_.span * w_.span : 0; }
+  // Bytes a copy may read or write past the end of a run (kCopyChunk).
+  static constexpr int64_t kSlack = 16;
+
+  // `planes` planes of x (in_size bytes each) into out, padded_plane_bytes
+  // apart, the padding set to `pad`.
+  void pad_planes(const uint8_t* x, int64_t planes, int64_t in_size, uint8_t pad, uint8_t* out) const {
+    const int64_t left = std::min(w_.pad, w_.span);
+    const int64_t width = std::clamp<int64_t>(w_.span - left, 0, w_.in);
+    for (int64_t c = 0; c < planes; ++c) {
+      const uint8_t* src = x + c * in_size;
+      uint8_t* dst = out + c * padded_plane_bytes();
+      for (int64_t r = 0; r < h_.span; ++r, dst += w_.span) {
+        const int64_t ih = r - h_.pad;
+        if (ih < 0 || ih >= h_.in) {
+          std::memset(dst, pad, static_cast<size_t>(w_.span));
+          continue;
+        }
+        std::memset(dst, pad, static_cast<size_t>(left));
+        std::memcpy(dst + left, src + ih * w_.in, static_cast<size_t>(width));
+        std::memset(dst + left + width, pad, static_cast<size_t>(w_.span - left - width));
+      }
+    }
+  }
+
+  // Row `tap` for positions [p0, p0 + np): a pointer into x's plane when it
+  // holds the row as is, else `buf` (np + kSlack bytes) filled. `padded` is
+  // the plane's padded copy (pad_planes), for ranks 1 and 2.
+  const uint8_t* row(const uint8_t* plane, const uint8_t* padded, int64_t tap, int64_t p0, int64_t np, uint8_t pad,
+                     uint8_t* buf) const {
+    if (direct_) return plane + p0;
+    if (padded_) {
+      fill_from_padded(padded, tap / w_.kernel, tap % w_.kernel, p0, np, buf);
+    } else {
+      fill_any(plane, tap, p0, np, pad, buf);
+    }
+    return buf;
+  }
+
+ private:
+  struct Dim {
+    int64_t in, out, kernel, stride, dilation, pad, span;
+  };
+
+  void fill_from_padded(const uint8_t* padded, int64_t kh, int64_t kw, int64_t p0, int64_t np, uint8_t* buf) const {
+    const uint8_t* base = padded + kh * h_.dilation * w_.span + kw * w_.dilation;
+    // One division for the first position; the runs after it start rows.
+    int64_t oh = p0 / w_.out, ow0 = p0 % w_.out;
+    uint8_t* dst = buf;
+    for (int64_t left = np; left > 0; ++oh, ow0 = 0) {
+      const int64_t n = std::min(w_.out - ow0, left);
+      const uint8_t* src = base + oh * h_.stride * w_.span + ow0 * w_.stride;
+      if (w_.stride == 1) {
+        // Whole chunks: a run's last one spills into the next run's bytes
+        // (rewritten next) or the slack, and reads at most kSlack past it.
+        for (int64_t i = 0; i < n; i += kSlack) std::memcpy(dst + i, src + i, kSlack);
+      } else {
+        for (int64_t i = 0; i < n; ++i) dst[i] = src[i * w_.stride];
+      }
+      dst += n;
+      left -= n;
+    }
+  }
+
+  void fill_any(const uint8_t* plane, int64_t tap, int64_t p0, int64_t np, uint8_t pad, uint8_t* buf) const {
+    const int rank = g_.rank;
+    int64_t tap_at[kMaxSpatialDims], o[kMaxSpatialDims], in_stride[kMaxSpatialDims];
+    for (int64_t rem = tap, d = rank - 1; d >= 0; --d) {
+      tap_at[d] = rem % g_.kernel[d];
+      rem /= g_.kernel[d];
+    }
+    for (int64_t rem = p0, d = rank - 1; d >= 0; --d) {
+      o[d] = rem % g_.out[d];
+      rem /= g_.out[d];
+    }
+    in_stride[rank - 1] = 1;
+    for (int d = rank - 1; d > 0; --d) in_stride[d - 1] = in_stride[d] * g_.in[d];
     for (int64_t j = 0; j < np; ++j) {
       int64_t off = 0;
       bool inside = true;
       for (int d = 0; d < rank; ++d) {
-        const int64_t i = origin[d][j] + tap_at[d] * g.dilation[d];
-        inside = inside && i >= 0 && i < g.in[d];
+        const int64_t i = o[d] * g_.stride[d] - g_.pad_begin[d] + tap_at[d] * g_.dilation[d];
+        inside = inside && i >= 0 && i < g_.in[d];
         off += i * in_stride[d];
       }
-      source[j] = inside ? off : -1;
-    }
-    for (int64_t c = 0; c < channels; ++c) {
-      const int64_t k = c * taps + tap;
-      const uint8_t* plane = x + c * in_size;
-      int8_t* dst = out + (k / 4) * 4 * kQgemmPanel + k % 4;
-      for (int64_t j = 0; j < np; ++j) {
-        const auto v = static_cast<int8_t>((source[j] >= 0 ? plane[source[j]] : pad) ^ flip);
-        dst[(j / kQgemmPanel) * kQgemmPanel * K4 + (j % kQgemmPanel) * 4] = v;
-        sums[j] += v;
+      buf[j] = inside ? plane[off] : pad;
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++o[d] < g_.out[d]) break;
+        o[d] = 0;
       }
     }
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++tap_at[d] < g.kernel[d]) break;
-      tap_at[d] = 0;
+  }
+
+  const WindowGeometry& g_;
+  bool direct_ = false;
+  bool padded_ = false;
+  Dim h_{}, w_{};
+};
+
+// Output positions [p0, p0 + np) of the integer im2col of one group of x
+// (`channels` planes of in_size bytes), packed as the GEMM's B (qgemm.h)
+// four rows at a time: element (k, j) with k = channel * taps + tap.
+// sums[j] gets column j's sum; `rows` holds 4 * kMaxColumnBlock bytes and
+// ConvRows::kSlack more; `padded` is the group's padded planes, if any.
+void pack_conv_columns(const uint8_t* x, const uint8_t* padded, const ConvRows& conv_rows, int64_t in_size,
+                       int64_t taps, int64_t p0, int64_t np, uint8_t pad, uint8_t flip, int64_t K, uint8_t* rows,
+                       int8_t* out, int32_t* sums) {
+  const int64_t K4 = qgemm_depth(K);
+  std::fill(sums, sums + np, 0);
+  for (int64_t k0 = 0; k0 < K4; k0 += 4) {
+    const uint8_t* quad[4];
+    for (int64_t i = 0; i < 4; ++i) {
+      const int64_t k = k0 + i;
+      const int64_t c = k / taps;
+      quad[i] = k < K ? conv_rows.row(x + c * in_size, padded + c * conv_rows.padded_plane_bytes(), k % taps, p0, np,
+                                      pad, rows + i * kMaxColumnBlock)
+                      : nullptr;
     }
+    qgemm_pack_b_quad(quad, np, flip, K4, out + k0 * kQgemmPanel, sums);
   }
 }
 
@@ -597,8 +677,13 @@ class IntegerConvKernel final : public Kernel {
     const size_t row_mult_at = carve.add<float>(quantized_ ? M : 0);
     const size_t x_zp_at = carve.add<int32_t>(block);
     // Per task: the packed block and its column sums.
-    const size_t per_task = KernelContext::scratch_align(static_cast<size_t>(qgemm_packed_b_bytes(K, block))) +
-                            KernelContext::scratch_align(static_cast<size_t>(block) * sizeof(int32_t));
+    const size_t packed_bytes = KernelContext::scratch_align(static_cast<size_t>(qgemm_packed_b_bytes(K, block)));
+    const size_t sums_bytes = KernelContext::scratch_align(static_cast<size_t>(block) * sizeof(int32_t));
+    const size_t per_task = packed_bytes + sums_bytes +
+                            KernelContext::scratch_align(4 * kMaxColumnBlock + ConvRows::kSlack);
+    const ConvRows conv_rows(g);
+    const int64_t plane_bytes = conv_rows.padded_plane_bytes();
+    const size_t padded_at = carve.add<uint8_t>(plane_bytes == 0 ? 0 : N * C * plane_bytes + ConvRows::kSlack);
     const size_t tasks_at = carve.add<char>(static_cast<int64_t>(per_task) * tasks);
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(carve.total()));
 
@@ -629,6 +714,7 @@ class IntegerConvKernel final : public Kernel {
     base.kind = output_kind(out_type);
     base.ldy = P;
     base.b_zp = x_zp;
+    base.uniform_zero_points = std::all_of(w_zp, w_zp + M, [&](int32_t z) { return z == w_zp[0]; });
     const Tensor* bias = quantized_ ? ctx.input(in_.bias) : nullptr;
     if (quantized_) {
       auto* row_mult = ScratchCarver::pointer<float>(scratch, row_mult_at);
@@ -639,21 +725,29 @@ class IntegerConvKernel final : public Kernel {
       base.y_zp = int8_at(*ctx.input(in_.y_zp), 0);
     }
 
-    const int64_t esize = base.kind == OutputKind::kInt32 ? 4 : 1;
+    const int64_t esize = base.kind == QgemmOutput::kInt32 ? 4 : 1;
     auto* y_bytes = static_cast<char*>(y->raw_data());
     const auto* xd = x.data<uint8_t>();
     const uint8_t pad = static_cast<uint8_t>(x_zp_raw);
     const uint8_t flip = b_side_flip(x.dtype());
+    auto* padded = ScratchCarver::pointer<uint8_t>(scratch, padded_at);
+    if (plane_bytes != 0) {
+      pool.parallel_for(N * C, std::max<int64_t>(1, 65536 / plane_bytes), [&](int64_t c0, int64_t c1) {
+        conv_rows.pad_planes(xd + c0 * in_size, c1 - c0, in_size, pad, padded + c0 * plane_bytes);
+      });
+    }
     auto body = [&](int64_t t) {
       char* mine = ScratchCarver::pointer<char>(scratch, tasks_at + per_task * static_cast<size_t>(t));
       auto* cols = reinterpret_cast<int8_t*>(mine);
-      auto* sums = reinterpret_cast<int32_t*>(
-          mine + KernelContext::scratch_align(static_cast<size_t>(qgemm_packed_b_bytes(K, block))));
+      auto* sums = reinterpret_cast<int32_t*>(mine + packed_bytes);
+      auto* rows = reinterpret_cast<uint8_t*>(mine + packed_bytes + sums_bytes);
       for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
         const int64_t img = u / (group_ * blocks);
         const int64_t gi = (u / blocks) % group_;
         const int64_t p0 = (u % blocks) * block, np = std::min(block, P - p0);
-        pack_conv_columns(xd + (img * C + gi * Cg) * in_size, Cg, g, p0, np, pad, flip, K, cols, sums);
+        const int64_t plane0 = img * C + gi * Cg;
+        pack_conv_columns(xd + plane0 * in_size, padded + plane0 * plane_bytes, conv_rows, in_size, g.kernel_size(), p0,
+                          np, pad, flip, K, rows, cols, sums);
         const int64_t m0 = gi * Mg;
         Epilogue e = base;
         e.a_zp = w_zp + m0;

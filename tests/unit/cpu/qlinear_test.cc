@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "providers/cpu/gemm/qgemm.h"
+#include "providers/cpu/gemm/qgemm_epilogue.h"
 #include "testing/node_test.h"
 
 namespace sy {
@@ -101,6 +103,107 @@ TEST(Qgemm, EveryVariantMatchesPlainSums) {
       cpu::qgemm_u8s8(a_rows.data(), K4, s.M, packed.data(), s.K, 0, s.N, &store_raw, &r, v);
       EXPECT_EQ(out, expected) << "variant " << static_cast<int>(v) << " M=" << s.M << " K=" << s.K << " N=" << s.N;
     }
+  }
+}
+
+TEST(Qgemm, PackQuadVariantsMatchPackedOffsets) {
+  uint32_t seed = 5;
+  for (int64_t N : {1, 15, 16, 17, 40}) {
+    for (uint8_t flip : {uint8_t{0}, uint8_t{0x80}}) {
+      const int64_t K = 7, K4 = cpu::qgemm_depth(K);  // a null row in the second quad
+      std::vector<uint8_t> b = random_values<uint8_t>(K * N, seed);
+      std::vector<int8_t> expected(static_cast<size_t>(cpu::qgemm_packed_b_bytes(K, N)), 0);
+      std::vector<int32_t> expected_sums(static_cast<size_t>(N), 0);
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t n = 0; n < N; ++n) {
+          const auto v = static_cast<int8_t>(b[static_cast<size_t>(k * N + n)] ^ flip);
+          expected[static_cast<size_t>(cpu::qgemm_packed_offset(K4, k, n))] = v;
+          expected_sums[static_cast<size_t>(n)] += v;
+        }
+      std::vector<decltype(&cpu::qgemm_detail::pack_b_quad_portable)> variants = {
+          &cpu::qgemm_detail::pack_b_quad_portable};
+      if (best_cpu_isa() >= CpuIsa::kAvx2) variants.push_back(&cpu::qgemm_detail::pack_b_quad_avx2);
+      for (auto pack : variants) {
+        std::vector<int8_t> packed(expected.size(), 0x55);
+        std::vector<int32_t> sums(static_cast<size_t>(N), 0);
+        for (int64_t k0 = 0; k0 < K4; k0 += 4) {
+          const uint8_t* rows[4];
+          for (int64_t i = 0; i < 4; ++i) rows[i] = k0 + i < K ? b.data() + (k0 + i) * N : nullptr;
+          pack(rows, N, flip, K4, packed.data() + k0 * cpu::kQgemmPanel, sums.data());
+        }
+        EXPECT_EQ(packed, expected) << "N " << N << " flip " << int{flip};
+        EXPECT_EQ(sums, expected_sums) << "N " << N << " flip " << int{flip};
+      }
+    }
+  }
+}
+
+// ---- the row epilogue's variants -----------------------------------------------------------
+
+TEST(QgemmEpilogue, EveryVariantMatchesPlainLoop) {
+  std::vector<const cpu::QgemmEpilogueSimd*> variants = {&cpu::qgemm_epilogue_detail::simd_portable()};
+  if (best_cpu_isa() >= CpuIsa::kAvx2) variants.push_back(&cpu::qgemm_epilogue_detail::simd_avx2());
+  if (best_cpu_isa() >= CpuIsa::kAvx512) variants.push_back(&cpu::qgemm_epilogue_detail::simd_avx512());
+  uint32_t seed = 77;
+  for (int64_t cols : {1, 5, 16, 23, 32}) {
+    std::vector<int32_t> raw = random_values<int32_t>(cols, seed);
+    std::vector<int32_t> b_zp(static_cast<size_t>(cols)), b_sum(static_cast<size_t>(cols));
+    std::vector<float> col_mult(static_cast<size_t>(cols));
+    for (int64_t j = 0; j < cols; ++j) {
+      raw[static_cast<size_t>(j)] %= 2000;
+      b_zp[static_cast<size_t>(j)] = static_cast<int32_t>(next(seed) % 9) - 4;
+      b_sum[static_cast<size_t>(j)] = static_cast<int32_t>(next(seed) % 41) - 20;
+      col_mult[static_cast<size_t>(j)] = 0.5f + static_cast<float>(next(seed) % 100) / 64.0f;
+    }
+    col_mult[0] = 0.5f;  // a tie whenever v is odd
+    for (cpu::QgemmOutput kind : {cpu::QgemmOutput::kInt32, cpu::QgemmOutput::kInt8, cpu::QgemmOutput::kUint8})
+      for (int mode = 0; mode < 4; ++mode) {
+        cpu::QgemmRowEpilogue p;
+        p.b_zp = b_zp.data();
+        p.b_sum = b_sum.data();
+        p.a_term = 37;
+        p.a_zp = 3;
+        p.bias = -11;
+        p.kind = kind;
+        p.row_mult = mode == 3 ? std::nanf("") : 0.0625f;
+        p.col_mult = mode == 1 || mode == 2 ? col_mult.data() : nullptr;
+        p.both = mode == 2;
+        p.y_scale = 0.75f;
+        p.y_zp = kind == cpu::QgemmOutput::kInt8 ? -3 : 130;
+        std::vector<int32_t> expected(static_cast<size_t>(cols));
+        for (int64_t j = 0; j < cols; ++j) {
+          const auto u = [](int32_t x) { return static_cast<uint32_t>(x); };
+          const auto v = static_cast<int32_t>(u(raw[static_cast<size_t>(j)]) - u(b_zp[static_cast<size_t>(j)]) * u(37) -
+                                              u(3) * u(b_sum[static_cast<size_t>(j)]) + u(-11));
+          if (kind == cpu::QgemmOutput::kInt32) {
+            expected[static_cast<size_t>(j)] = v;
+            continue;
+          }
+          const float m = mode == 0 || mode == 3 ? p.row_mult
+                          : mode == 1          ? col_mult[static_cast<size_t>(j)]
+                                               : (p.row_mult * col_mult[static_cast<size_t>(j)]) / p.y_scale;
+          const float f = static_cast<float>(v) * m;
+          const double lo = kind == cpu::QgemmOutput::kInt8 ? -128 : 0, hi = kind == cpu::QgemmOutput::kInt8 ? 127 : 255;
+          expected[static_cast<size_t>(j)] =
+              std::isnan(f) ? static_cast<int32_t>(lo)
+                            : static_cast<int32_t>(std::clamp(static_cast<double>(std::nearbyint(f)) + p.y_zp, lo, hi));
+        }
+        for (const cpu::QgemmEpilogueSimd* simd : variants) {
+          std::vector<int32_t> got(static_cast<size_t>(cols));
+          if (kind == cpu::QgemmOutput::kInt32) {
+            simd->row(p, raw.data(), cols, got.data());
+          } else {
+            std::vector<uint8_t> bytes(static_cast<size_t>(cols) + 1, 0xAB);
+            simd->row(p, raw.data(), cols, bytes.data());
+            EXPECT_EQ(bytes[static_cast<size_t>(cols)], 0xAB) << "wrote past the row";
+            for (int64_t j = 0; j < cols; ++j)
+              got[static_cast<size_t>(j)] = kind == cpu::QgemmOutput::kInt8
+                                                ? static_cast<int8_t>(bytes[static_cast<size_t>(j)])
+                                                : bytes[static_cast<size_t>(j)];
+          }
+          EXPECT_EQ(got, expected) << "cols " << cols << " kind " << static_cast<int>(kind) << " mode " << mode;
+        }
+      }
   }
 }
 
@@ -450,6 +553,9 @@ std::vector<ConvCase> conv_cases() {
       {{1, 2, 4, 5, 3}, {3, 2, 2, 3, 2}, 1, {}, {}, {1, 0, 1, 0, 1, 1}, true, false, false, 1},  // 3-D
       {{1, 3, 9, 10}, {4, 3, 3, 3}, 1, {2, 2}, {}, {}, false, true, true, 1, "SAME_UPPER"},
       {{2, 16, 20, 20}, {40, 16, 3, 3}, 1, {}, {}, {1, 1, 1, 1}, true, true, true, 4},  // several blocks and tasks
+      {{1, 20, 17, 19}, {24, 20, 1, 1}, 1, {}, {}, {}, true, true, true, 2},       // 1x1 reading x as is, 2 blocks
+      {{1, 8, 9, 9}, {4, 8, 1, 1}, 1, {2, 2}, {}, {}, true, true, false, 1},       // 1x1 with stride
+      {{1, 3, 13, 14}, {5, 3, 3, 2}, 1, {3, 2}, {2, 3}, {2, 1, 0, 3}, true, true, true, 1},  // dilated, strided, padded
   };
 }
 

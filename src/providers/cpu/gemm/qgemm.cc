@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/cpu_features.h"
 
@@ -68,6 +69,17 @@ QgemmVariant qgemm_best_variant() {
 void qgemm_pack_b(const uint8_t* b, int64_t row_stride, int64_t col_stride, int64_t K, int64_t N, uint8_t flip,
                   int8_t* out, int32_t* col_sums) {
   const int64_t K4 = qgemm_depth(K);
+  if (col_stride == 1) {
+    std::vector<int32_t> ignored(col_sums == nullptr ? static_cast<size_t>(N) : 0);
+    int32_t* sums = col_sums != nullptr ? col_sums : ignored.data();
+    std::fill(sums, sums + N, 0);
+    for (int64_t k0 = 0; k0 < K4; k0 += 4) {
+      const uint8_t* rows[4];
+      for (int64_t i = 0; i < 4; ++i) rows[i] = k0 + i < K ? b + (k0 + i) * row_stride : nullptr;
+      qgemm_pack_b_quad(rows, N, flip, K4, out + k0 * kQgemmPanel, sums);
+    }
+    return;
+  }
   std::memset(out, 0, static_cast<size_t>(qgemm_packed_b_bytes(K, N)));
   if (col_sums != nullptr) std::fill(col_sums, col_sums + N, 0);
   for (int64_t k = 0; k < K; ++k)
@@ -76,6 +88,31 @@ void qgemm_pack_b(const uint8_t* b, int64_t row_stride, int64_t col_stride, int6
       out[qgemm_packed_offset(K4, k, n)] = v;
       if (col_sums != nullptr) col_sums[n] += v;
     }
+}
+
+namespace qgemm_detail {
+
+void pack_b_quad_portable(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
+                          int32_t* col_sums) {
+  const int64_t padded = (N + kQgemmPanel - 1) / kQgemmPanel * kQgemmPanel;
+  for (int64_t n = 0; n < padded; ++n) {
+    int8_t* dst = group + (n / kQgemmPanel) * kQgemmPanel * K4 + (n % kQgemmPanel) * 4;
+    int32_t sum = 0;
+    for (int i = 0; i < 4; ++i) {
+      dst[i] = rows[i] == nullptr || n >= N ? 0 : static_cast<int8_t>(rows[i][n] ^ flip);
+      sum += dst[i];
+    }
+    if (n < N) col_sums[n] += sum;
+  }
+}
+
+}  // namespace qgemm_detail
+
+void qgemm_pack_b_quad(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
+                       int32_t* col_sums) {
+  static const auto pack = best_cpu_isa() >= CpuIsa::kAvx2 ? &qgemm_detail::pack_b_quad_avx2
+                                                                    : &qgemm_detail::pack_b_quad_portable;
+  pack(rows, N, flip, K4, group, col_sums);
 }
 
 void qgemm_pack_a(const uint8_t* a, int64_t lda, int64_t M, int64_t K, uint8_t flip, uint8_t* out,

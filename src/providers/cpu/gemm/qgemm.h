@@ -50,6 +50,14 @@ inline int64_t qgemm_packed_offset(int64_t K4, int64_t k, int64_t n) {
 void qgemm_pack_b(const uint8_t* b, int64_t row_stride, int64_t col_stride, int64_t K, int64_t N, uint8_t flip,
                   int8_t* out, int32_t* col_sums);
 
+// Packs rows k0 .. k0 + 3 of B (k0 a multiple of 4), N bytes each, xor
+// `flip`, into their place in packed B: `group` is the packed B of column 0
+// plus k0 * kQgemmPanel, panels kQgemmPanel * K4 bytes apart. A null row is
+// one past K (zeros); columns past N in the last panel get zeros.
+// col_sums[n] (N of them) gets the four values added, as packed (int8).
+void qgemm_pack_b_quad(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
+                       int32_t* col_sums);
+
 // Copies rows of A (M x K, byte (m, k) at a[m * lda + k]) xor `flip` (0x80
 // for int8 data) into `out`, rows qgemm_depth(K) bytes apart and zero
 // padded; row_sums[m] (when given) gets each row's sum as copied (uint8).
@@ -84,6 +92,11 @@ void tile_avx512(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, 
                  int32_t* tile);
 void tile_avx512vnni(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, const int8_t* b1, int64_t kq,
                      int32_t* tile);
+void pack_b_quad_portable(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
+                          int32_t* col_sums);
+// qgemm_pack_b_quad with SSSE3 byte interleaving (built with AVX2's flags).
+void pack_b_quad_avx2(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
+                      int32_t* col_sums);
 }  // namespace qgemm_detail
 
 }  // namespace sy::cpu
