@@ -470,8 +470,19 @@ class ConvRows {
       // The rows and columns the windows reach, from the first pad on.
       h_.span = (h_.out - 1) * h_.stride + (h_.kernel - 1) * h_.dilation + 1;
       w_.span = (w_.out - 1) * w_.stride + (w_.kernel - 1) * w_.dilation + 1;
+      // Where each tap's window starts in a padded plane.
+      for (int64_t kh = 0; kh < h_.kernel; ++kh)
+        for (int64_t kw = 0; kw < w_.kernel; ++kw)
+          tap_offset_.push_back(kh * h_.dilation * w_.span + kw * w_.dilation);
     }
   }
+
+  // The first position of a block, split per output row: computed once a
+  // block, so that filling its rows divides nothing.
+  struct Start {
+    int64_t p0 = 0, oh = 0, ow = 0;
+  };
+  Start start(int64_t p0) const { return padded_ ? Start{p0, p0 / w_.out, p0 % w_.out} : Start{p0, 0, 0}; }
 
   // Bytes of one padded plane; 0 when rows read x or compute offsets.
   int64_t padded_plane_bytes() const { return padded_ ? h_.span * w_.span : 0; }
@@ -502,13 +513,13 @@ class ConvRows {
   // Row `tap` for positions [p0, p0 + np): a pointer into x's plane when it
   // holds the row as is, else `buf` (np + kSlack bytes) filled. `padded` is
   // the plane's padded copy (pad_planes), for ranks 1 and 2.
-  const uint8_t* row(const uint8_t* plane, const uint8_t* padded, int64_t tap, int64_t p0, int64_t np, uint8_t pad,
-                     uint8_t* buf) const {
-    if (direct_) return plane + p0;
+  const uint8_t* row(const uint8_t* plane, const uint8_t* padded, int64_t tap, const Start& at, int64_t np,
+                     uint8_t pad, uint8_t* buf) const {
+    if (direct_) return plane + at.p0;
     if (padded_) {
-      fill_from_padded(padded, tap / w_.kernel, tap % w_.kernel, p0, np, buf);
+      fill_from_padded(padded + tap_offset_[static_cast<size_t>(tap)], at, np, buf);
     } else {
-      fill_any(plane, tap, p0, np, pad, buf);
+      fill_any(plane, tap, at.p0, np, pad, buf);
     }
     return buf;
   }
@@ -518,10 +529,8 @@ class ConvRows {
     int64_t in, out, kernel, stride, dilation, pad, span;
   };
 
-  void fill_from_padded(const uint8_t* padded, int64_t kh, int64_t kw, int64_t p0, int64_t np, uint8_t* buf) const {
-    const uint8_t* base = padded + kh * h_.dilation * w_.span + kw * w_.dilation;
-    // One division for the first position; the runs after it start rows.
-    int64_t oh = p0 / w_.out, ow0 = p0 % w_.out;
+  void fill_from_padded(const uint8_t* base, const Start& at, int64_t np, uint8_t* buf) const {
+    int64_t oh = at.oh, ow0 = at.ow;  // the runs after the first start rows
     uint8_t* dst = buf;
     for (int64_t left = np; left > 0; ++oh, ow0 = 0) {
       const int64_t n = std::min(w_.out - ow0, left);
@@ -530,8 +539,12 @@ class ConvRows {
         // Whole chunks: a run's last one spills into the next run's bytes
         // (rewritten next) or the slack, and reads at most kSlack past it.
         for (int64_t i = 0; i < n; i += kSlack) std::memcpy(dst + i, src + i, kSlack);
+      } else if (w_.stride == 2) {
+        // A constant stride lets GCC vectorise the gather with shuffles.
+        for (int64_t i = 0; i < n; ++i) dst[i] = src[2 * i];
       } else {
-        for (int64_t i = 0; i < n; ++i) dst[i] = src[i * w_.stride];
+        const int64_t stride = w_.stride;  // in a register, not reloaded past each byte store
+        for (int64_t i = 0; i < n; ++i) dst[i] = src[i * stride];
       }
       dst += n;
       left -= n;
@@ -571,6 +584,7 @@ class ConvRows {
   bool direct_ = false;
   bool padded_ = false;
   Dim h_{}, w_{};
+  std::vector<int64_t> tap_offset_;
 };
 
 // Output positions [p0, p0 + np) of the integer im2col of one group of x
@@ -583,14 +597,21 @@ void pack_conv_columns(const uint8_t* x, const uint8_t* padded, const ConvRows& 
                        int8_t* out, int32_t* sums) {
   const int64_t K4 = qgemm_depth(K);
   std::fill(sums, sums + np, 0);
+  const ConvRows::Start at = conv_rows.start(p0);
+  int64_t c = 0, tap = 0;  // row k = c * taps + tap, counted rather than divided
   for (int64_t k0 = 0; k0 < K4; k0 += 4) {
     const uint8_t* quad[4];
     for (int64_t i = 0; i < 4; ++i) {
-      const int64_t k = k0 + i;
-      const int64_t c = k / taps;
-      quad[i] = k < K ? conv_rows.row(x + c * in_size, padded + c * conv_rows.padded_plane_bytes(), k % taps, p0, np,
-                                      pad, rows + i * kMaxColumnBlock)
-                      : nullptr;
+      if (k0 + i >= K) {
+        quad[i] = nullptr;
+        continue;
+      }
+      quad[i] = conv_rows.row(x + c * in_size, padded + c * conv_rows.padded_plane_bytes(), tap, at, np, pad,
+                              rows + i * kMaxColumnBlock);
+      if (++tap == taps) {
+        tap = 0;
+        ++c;
+      }
     }
     qgemm_pack_b_quad(quad, np, flip, K4, out + k0 * kQgemmPanel, sums);
   }
