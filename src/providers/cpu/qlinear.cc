@@ -685,9 +685,17 @@ class IntegerConvKernel final : public Kernel {
                                                        kMaxColumnBlock),
                                    (P + kQgemmPanel - 1) / kQgemmPanel * kQgemmPanel);
     const int64_t blocks = (P + block - 1) / block;
-    const int64_t units = N * group_ * blocks;
     ThreadPool& pool = ctx.thread_pool();
-    const int64_t tasks = std::clamp<int64_t>(units * Mg * K * block / (1 << 18), 1,
+    // Deep layers have few positions, so one block or two: their output
+    // channels are split as well (each piece packing its block; a task
+    // packs a block once for consecutive pieces of it), in pieces of at
+    // least 48 rows.
+    const int64_t position_units = N * group_ * blocks;
+    const int64_t row_pieces = std::clamp<int64_t>((2 * pool.num_threads() + position_units - 1) / position_units, 1,
+                                                   std::max<int64_t>(1, Mg / (8 * kQgemmRows)));
+    const int64_t piece_rows = (Mg + row_pieces - 1) / row_pieces;
+    const int64_t units = position_units * row_pieces;
+    const int64_t tasks = std::clamp<int64_t>(N * group_ * blocks * Mg * K * block / (1 << 18), 1,
                                               std::min<int64_t>(pool.num_threads(), units));
 
     ScratchCarver carve;
@@ -762,14 +770,21 @@ class IntegerConvKernel final : public Kernel {
       auto* cols = reinterpret_cast<int8_t*>(mine);
       auto* sums = reinterpret_cast<int32_t*>(mine + packed_bytes);
       auto* rows = reinterpret_cast<uint8_t*>(mine + packed_bytes + sums_bytes);
+      int64_t packed_unit = -1;  // the position unit whose block `cols` holds
       for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
-        const int64_t img = u / (group_ * blocks);
-        const int64_t gi = (u / blocks) % group_;
-        const int64_t p0 = (u % blocks) * block, np = std::min(block, P - p0);
-        const int64_t plane0 = img * C + gi * Cg;
-        pack_conv_columns(xd + plane0 * in_size, padded + plane0 * plane_bytes, conv_rows, in_size, g.kernel_size(), p0,
-                          np, pad, flip, K, rows, cols, sums);
-        const int64_t m0 = gi * Mg;
+        const int64_t pu = u / row_pieces, piece = u % row_pieces;
+        const int64_t img = pu / (group_ * blocks);
+        const int64_t gi = (pu / blocks) % group_;
+        const int64_t p0 = (pu % blocks) * block, np = std::min(block, P - p0);
+        if (pu != packed_unit) {
+          const int64_t plane0 = img * C + gi * Cg;
+          pack_conv_columns(xd + plane0 * in_size, padded + plane0 * plane_bytes, conv_rows, in_size, g.kernel_size(),
+                            p0, np, pad, flip, K, rows, cols, sums);
+          packed_unit = pu;
+        }
+        const int64_t r0 = piece * piece_rows, rn = std::min(piece_rows, Mg - r0);
+        if (rn <= 0) continue;
+        const int64_t m0 = gi * Mg + r0;
         Epilogue e = base;
         e.a_zp = w_zp + m0;
         e.a_term = w_term + m0;
@@ -777,7 +792,7 @@ class IntegerConvKernel final : public Kernel {
         e.bias = bias != nullptr ? bias->data<int32_t>() + m0 : nullptr;
         if (base.row_mult != nullptr) e.row_mult = base.row_mult + m0;
         e.y = y_bytes + ((img * M + m0) * P + p0) * esize;
-        qgemm_u8s8(w_rows + m0 * K4, K4, Mg, cols, K, 0, np, &requant_tile, &e);
+        qgemm_u8s8(w_rows + m0 * K4, K4, rn, cols, K, 0, np, &requant_tile, &e);
       }
     };
     if (tasks == 1) {
