@@ -163,9 +163,12 @@ struct Epilogue {
   const int32_t* b_zp = nullptr;    // per column, shifted into int8
   const int32_t* b_sum = nullptr;   // per column
   const int32_t* bias = nullptr;    // per row, or null
-  // Every row has one a_zp and every column one b_zp: the epilogue folds
-  // the zero-point products into a term per column and one per row.
-  bool uniform_zero_points = false;
+  // Where every row has one a_zp and every column one b_zp, the kernel
+  // folds the zero-point products into these (qgemm_epilogue.h) and the
+  // five above go unread: col_term[n] = a_zp * b_sum[n],
+  // row_term[m] = bias[m] - b_zp * a_term[m].
+  const int32_t* col_term = nullptr;
+  const int32_t* row_term = nullptr;
   QgemmOutput kind = QgemmOutput::kInt32;
   void* y = nullptr;
   int64_t ldy = 0;
@@ -177,33 +180,44 @@ struct Epilogue {
   int32_t y_zp = 0;
 };
 
+// Wrapping int32 products and sums: exact whenever the true result fits.
+inline int32_t wrap_mul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+inline int32_t wrap_sub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+}
+
 void requant_tile(const int32_t* tile, int64_t m0, int64_t rows, int64_t n0, int64_t cols, const void* arg) {
   const Epilogue& e = *static_cast<const Epilogue*>(arg);
   static const QgemmEpilogueSimd& simd = qgemm_epilogue_simd();
-  QgemmRowEpilogue p;
-  p.b_zp = e.b_zp + n0;
-  p.b_sum = e.b_sum + n0;
-  p.kind = e.kind;
+  QgemmTileEpilogue p;
+  p.row_mult = e.row_mult != nullptr ? e.row_mult + m0 : nullptr;
   p.col_mult = e.col_mult != nullptr ? e.col_mult + n0 : nullptr;
-  p.both = e.col_mult != nullptr && e.row_mult != nullptr;
   p.y_scale = e.y_scale;
   p.y_zp = e.y_zp;
-  const int64_t esize = e.kind == QgemmOutput::kInt32 ? 4 : 1;
-  int32_t col_term[kQgemmTileCols];
-  const auto za = static_cast<uint32_t>(e.a_zp[m0]), zb = static_cast<uint32_t>(e.b_zp[n0]);
-  if (e.uniform_zero_points) {
-    for (int64_t j = 0; j < cols; ++j) col_term[j] = static_cast<int32_t>(za * static_cast<uint32_t>(e.b_sum[n0 + j]));
-    p.col_term = col_term;
+  p.kind = e.kind;
+  p.out = static_cast<char*>(e.y) + (m0 * e.ldy + n0) * (e.kind == QgemmOutput::kInt32 ? 4 : 1);
+  p.ldo = e.ldy;
+  if (e.col_term != nullptr) {
+    p.col_term = e.col_term + n0;
+    p.row_term = e.row_term + m0;
+    simd.tile(p, tile, rows, cols);
+    return;
   }
+  // Zero points that differ from row to row and column to column.
+  alignas(64) int32_t v[kQgemmRows * kQgemmTileCols];
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t m = m0 + i;
-    p.a_zp = e.a_zp[m];
-    p.a_term = e.a_term[m];
-    p.bias = e.bias != nullptr ? e.bias[m] : 0;
-    p.row_term = static_cast<int32_t>(static_cast<uint32_t>(p.bias) - zb * static_cast<uint32_t>(p.a_term));
-    p.row_mult = e.row_mult != nullptr ? e.row_mult[m] : 1.0f;
-    simd.row(p, tile + i * kQgemmTileCols, cols, static_cast<char*>(e.y) + (m * e.ldy + n0) * esize);
+    const int32_t bias = e.bias != nullptr ? e.bias[m] : 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      const int64_t n = n0 + j;
+      const int32_t raw = tile[i * kQgemmTileCols + j];
+      v[i * kQgemmTileCols + j] = wrap_sub(
+          wrap_sub(raw, wrap_mul(e.b_zp[n], e.a_term[m])), wrap_sub(wrap_mul(e.a_zp[m], e.b_sum[n]), bias));
+    }
   }
+  simd.tile(p, v, rows, cols);
 }
 
 QgemmOutput output_kind(DataType t) {
@@ -311,6 +325,8 @@ class IntegerMatMulKernel final : public Kernel {
     const size_t b_sums_at = carve.add<int32_t>(prepacked ? 0 : b_matrices * N);
     const size_t row_mult_at = carve.add<float>(quantized_ ? a_matrices * M : 0);
     const size_t col_mult_at = carve.add<float>(quantized_ ? b_matrices * N : 0);
+    const size_t col_term_at = carve.add<int32_t>(b_matrices * N);
+    const size_t row_term_at = carve.add<int32_t>(a_matrices * M);
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(carve.total()));
     auto* a_rows = ScratchCarver::pointer<uint8_t>(scratch, a_rows_at);
     auto* a_zp = ScratchCarver::pointer<int32_t>(scratch, a_zp_at);
@@ -352,8 +368,16 @@ class IntegerMatMulKernel final : public Kernel {
     Epilogue base;
     base.kind = output_kind(out_type);
     base.ldy = N;
-    base.uniform_zero_points = std::all_of(a_zp, a_zp + a_total, [&](int32_t z) { return z == a_zp[0]; }) &&
-                               std::all_of(b_zp, b_zp + b_matrices * N, [&](int32_t z) { return z == b_zp[0]; });
+    if (a_total > 0 && b_matrices * N > 0 &&
+        std::all_of(a_zp, a_zp + a_total, [&](int32_t z) { return z == a_zp[0]; }) &&
+        std::all_of(b_zp, b_zp + b_matrices * N, [&](int32_t z) { return z == b_zp[0]; })) {
+      auto* col_term = ScratchCarver::pointer<int32_t>(scratch, col_term_at);
+      auto* row_term = ScratchCarver::pointer<int32_t>(scratch, row_term_at);
+      for (int64_t c = 0; c < b_matrices * N; ++c) col_term[c] = wrap_mul(a_zp[0], b_sums[c]);
+      for (int64_t r = 0; r < a_total; ++r) row_term[r] = wrap_sub(0, wrap_mul(b_zp[0], a_term[r]));
+      base.col_term = col_term;
+      base.row_term = row_term;
+    }
     float* row_mult = nullptr;
     float* col_mult = nullptr;
     if (quantized_) {
@@ -388,6 +412,10 @@ class IntegerMatMulKernel final : public Kernel {
         e.a_term = a_term + first_row;
         e.b_zp = b_zp + bm * N;
         e.b_sum = b_sums + bm * N;
+        if (base.col_term != nullptr) {
+          e.col_term = base.col_term + bm * N;
+          e.row_term = base.row_term + first_row;
+        }
         e.y = y_bytes + ((batch * M + m0) * N) * esize;
         if (base.row_mult != nullptr) e.row_mult = row_mult + first_row;
         if (base.col_mult != nullptr) e.col_mult = col_mult + bm * N;
@@ -708,8 +736,9 @@ class IntegerConvKernel final : public Kernel {
     // Per task: the packed block and its column sums.
     const size_t packed_bytes = KernelContext::scratch_align(static_cast<size_t>(qgemm_packed_b_bytes(K, block)));
     const size_t sums_bytes = KernelContext::scratch_align(static_cast<size_t>(block) * sizeof(int32_t));
-    const size_t per_task = packed_bytes + sums_bytes +
+    const size_t per_task = packed_bytes + 2 * sums_bytes +
                             KernelContext::scratch_align(4 * kMaxColumnBlock + ConvRows::kSlack);
+    const size_t row_term_at = carve.add<int32_t>(M);
     const ConvRows conv_rows(g);
     const int64_t plane_bytes = conv_rows.padded_plane_bytes();
     const size_t padded_at = carve.add<uint8_t>(plane_bytes == 0 ? 0 : N * C * plane_bytes + ConvRows::kSlack);
@@ -743,7 +772,9 @@ class IntegerConvKernel final : public Kernel {
     base.kind = output_kind(out_type);
     base.ldy = P;
     base.b_zp = x_zp;
-    base.uniform_zero_points = std::all_of(w_zp, w_zp + M, [&](int32_t z) { return z == w_zp[0]; });
+    // One w zero point (x has one): the products fold into terms, the
+    // column one made with each packed block.
+    const bool uniform = std::all_of(w_zp, w_zp + M, [&](int32_t z) { return z == w_zp[0]; });
     const Tensor* bias = quantized_ ? ctx.input(in_.bias) : nullptr;
     if (quantized_) {
       auto* row_mult = ScratchCarver::pointer<float>(scratch, row_mult_at);
@@ -752,6 +783,11 @@ class IntegerConvKernel final : public Kernel {
       for (int64_t m = 0; m < M; ++m) row_mult[m] = (xsc * scale_at(wsc, wsc.num_elements() == 1 ? 0 : m)) / ysc;
       base.row_mult = row_mult;
       base.y_zp = int8_at(*ctx.input(in_.y_zp), 0);
+    }
+    auto* row_term = ScratchCarver::pointer<int32_t>(scratch, row_term_at);
+    if (uniform) {
+      for (int64_t m = 0; m < M; ++m)
+        row_term[m] = wrap_sub(bias != nullptr ? bias->data<int32_t>()[m] : 0, wrap_mul(x_zp[0], w_term[m]));
     }
 
     const int64_t esize = base.kind == QgemmOutput::kInt32 ? 4 : 1;
@@ -769,7 +805,8 @@ class IntegerConvKernel final : public Kernel {
       char* mine = ScratchCarver::pointer<char>(scratch, tasks_at + per_task * static_cast<size_t>(t));
       auto* cols = reinterpret_cast<int8_t*>(mine);
       auto* sums = reinterpret_cast<int32_t*>(mine + packed_bytes);
-      auto* rows = reinterpret_cast<uint8_t*>(mine + packed_bytes + sums_bytes);
+      auto* col_term = reinterpret_cast<int32_t*>(mine + packed_bytes + sums_bytes);
+      auto* rows = reinterpret_cast<uint8_t*>(mine + packed_bytes + 2 * sums_bytes);
       int64_t packed_unit = -1;  // the position unit whose block `cols` holds
       for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
         const int64_t pu = u / row_pieces, piece = u % row_pieces;
@@ -780,6 +817,8 @@ class IntegerConvKernel final : public Kernel {
           const int64_t plane0 = img * C + gi * Cg;
           pack_conv_columns(xd + plane0 * in_size, padded + plane0 * plane_bytes, conv_rows, in_size, g.kernel_size(),
                             p0, np, pad, flip, K, rows, cols, sums);
+          if (uniform)
+            for (int64_t j = 0; j < np; ++j) col_term[j] = wrap_mul(w_zp[0], sums[j]);
           packed_unit = pu;
         }
         const int64_t r0 = piece * piece_rows, rn = std::min(piece_rows, Mg - r0);
@@ -790,6 +829,10 @@ class IntegerConvKernel final : public Kernel {
         e.a_term = w_term + m0;
         e.b_sum = sums;
         e.bias = bias != nullptr ? bias->data<int32_t>() + m0 : nullptr;
+        if (uniform) {
+          e.col_term = col_term;
+          e.row_term = row_term + m0;
+        }
         if (base.row_mult != nullptr) e.row_mult = base.row_mult + m0;
         e.y = y_bytes + ((img * M + m0) * P + p0) * esize;
         qgemm_u8s8(w_rows + m0 * K4, K4, rn, cols, K, 0, np, &requant_tile, &e);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -144,67 +145,89 @@ TEST(QgemmEpilogue, EveryVariantMatchesPlainLoop) {
   std::vector<const cpu::QgemmEpilogueSimd*> variants = {&cpu::qgemm_epilogue_detail::simd_portable()};
   if (best_cpu_isa() >= CpuIsa::kAvx2) variants.push_back(&cpu::qgemm_epilogue_detail::simd_avx2());
   if (best_cpu_isa() >= CpuIsa::kAvx512) variants.push_back(&cpu::qgemm_epilogue_detail::simd_avx512());
+  constexpr int64_t kT = cpu::kQgemmTileCols;
   uint32_t seed = 77;
-  for (int64_t cols : {1, 5, 16, 23, 32}) {
-    std::vector<int32_t> raw = random_values<int32_t>(cols, seed);
-    std::vector<int32_t> b_zp(static_cast<size_t>(cols)), b_sum(static_cast<size_t>(cols));
-    std::vector<float> col_mult(static_cast<size_t>(cols));
-    for (int64_t j = 0; j < cols; ++j) {
-      raw[static_cast<size_t>(j)] %= 2000;
-      b_zp[static_cast<size_t>(j)] = static_cast<int32_t>(next(seed) % 9) - 4;
-      b_sum[static_cast<size_t>(j)] = static_cast<int32_t>(next(seed) % 41) - 20;
-      col_mult[static_cast<size_t>(j)] = 0.5f + static_cast<float>(next(seed) % 100) / 64.0f;
-    }
-    col_mult[0] = 0.5f;  // a tie whenever v is odd
-    for (cpu::QgemmOutput kind : {cpu::QgemmOutput::kInt32, cpu::QgemmOutput::kInt8, cpu::QgemmOutput::kUint8})
-      for (int mode = 0; mode < 4; ++mode) {
-        cpu::QgemmRowEpilogue p;
-        p.b_zp = b_zp.data();
-        p.b_sum = b_sum.data();
-        p.a_term = 37;
-        p.a_zp = 3;
-        p.bias = -11;
-        p.kind = kind;
-        p.row_mult = mode == 3 ? std::nanf("") : 0.0625f;
-        p.col_mult = mode == 1 || mode == 2 ? col_mult.data() : nullptr;
-        p.both = mode == 2;
-        p.y_scale = 0.75f;
-        p.y_zp = kind == cpu::QgemmOutput::kInt8 ? -3 : 130;
-        std::vector<int32_t> expected(static_cast<size_t>(cols));
-        for (int64_t j = 0; j < cols; ++j) {
-          const auto u = [](int32_t x) { return static_cast<uint32_t>(x); };
-          const auto v = static_cast<int32_t>(u(raw[static_cast<size_t>(j)]) - u(b_zp[static_cast<size_t>(j)]) * u(37) -
-                                              u(3) * u(b_sum[static_cast<size_t>(j)]) + u(-11));
-          if (kind == cpu::QgemmOutput::kInt32) {
-            expected[static_cast<size_t>(j)] = v;
-            continue;
-          }
-          const float m = mode == 0 || mode == 3 ? p.row_mult
-                          : mode == 1          ? col_mult[static_cast<size_t>(j)]
-                                               : (p.row_mult * col_mult[static_cast<size_t>(j)]) / p.y_scale;
-          const float f = static_cast<float>(v) * m;
-          const double lo = kind == cpu::QgemmOutput::kInt8 ? -128 : 0, hi = kind == cpu::QgemmOutput::kInt8 ? 127 : 255;
-          expected[static_cast<size_t>(j)] =
-              std::isnan(f) ? static_cast<int32_t>(lo)
-                            : static_cast<int32_t>(std::clamp(static_cast<double>(std::nearbyint(f)) + p.y_zp, lo, hi));
-        }
-        for (const cpu::QgemmEpilogueSimd* simd : variants) {
-          std::vector<int32_t> got(static_cast<size_t>(cols));
-          if (kind == cpu::QgemmOutput::kInt32) {
-            simd->row(p, raw.data(), cols, got.data());
-          } else {
-            std::vector<uint8_t> bytes(static_cast<size_t>(cols) + 1, 0xAB);
-            simd->row(p, raw.data(), cols, bytes.data());
-            EXPECT_EQ(bytes[static_cast<size_t>(cols)], 0xAB) << "wrote past the row";
-            for (int64_t j = 0; j < cols; ++j)
-              got[static_cast<size_t>(j)] = kind == cpu::QgemmOutput::kInt8
-                                                ? static_cast<int8_t>(bytes[static_cast<size_t>(j)])
-                                                : bytes[static_cast<size_t>(j)];
-          }
-          EXPECT_EQ(got, expected) << "cols " << cols << " kind " << static_cast<int>(kind) << " mode " << mode;
-        }
+  for (int64_t rows : {1, 6})
+    for (int64_t cols : {1, 5, 16, 23, 32}) {
+      std::vector<int32_t> raw = random_values<int32_t>(rows * kT, seed);
+      for (int32_t& r : raw) r %= 2000;
+      std::vector<int32_t> col_term(static_cast<size_t>(cols)), row_term(static_cast<size_t>(rows));
+      std::vector<float> col_mult(static_cast<size_t>(cols)), row_mult(static_cast<size_t>(rows));
+      for (int64_t j = 0; j < cols; ++j) {
+        col_term[static_cast<size_t>(j)] = static_cast<int32_t>(next(seed) % 301) - 150;
+        col_mult[static_cast<size_t>(j)] = 0.5f + static_cast<float>(next(seed) % 100) / 64.0f;
       }
-  }
+      for (int64_t i = 0; i < rows; ++i) {
+        row_term[static_cast<size_t>(i)] = static_cast<int32_t>(next(seed) % 301) - 150;
+        row_mult[static_cast<size_t>(i)] = static_cast<float>(1 + next(seed) % 8) / 32.0f;
+      }
+      col_mult[0] = 0.5f;  // a tie whenever v is odd
+      raw[0] = INT32_MAX;  // wraps when the terms are added
+      for (cpu::QgemmOutput kind : {cpu::QgemmOutput::kInt32, cpu::QgemmOutput::kInt8, cpu::QgemmOutput::kUint8})
+        for (int mode = 0; mode < 5; ++mode) {
+          // 0: row multipliers; 1: column ones; 2: both; 3: a NaN row multiplier; 4: no terms
+          std::vector<float> rm = row_mult;
+          if (mode == 3) rm[0] = std::nanf("");
+          cpu::QgemmTileEpilogue p;
+          p.col_term = mode == 4 ? nullptr : col_term.data();
+          p.row_term = mode == 4 ? nullptr : row_term.data();
+          p.row_mult = mode == 1 ? nullptr : rm.data();
+          p.col_mult = mode == 1 || mode == 2 ? col_mult.data() : nullptr;
+          p.y_scale = 0.75f;
+          p.y_zp = kind == cpu::QgemmOutput::kInt8 ? -3 : 130;
+          p.kind = kind;
+          const double lo = kind == cpu::QgemmOutput::kInt8 ? -128 : 0, hi = kind == cpu::QgemmOutput::kInt8 ? 127 : 255;
+          std::vector<int32_t> expected(static_cast<size_t>(rows * cols));
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+              const auto u = [](int32_t x) { return static_cast<uint32_t>(x); };
+              const int32_t ct = p.col_term != nullptr ? col_term[static_cast<size_t>(j)] : 0;
+              const int32_t rt = p.row_term != nullptr ? row_term[static_cast<size_t>(i)] : 0;
+              const auto v = static_cast<int32_t>(u(raw[static_cast<size_t>(i * kT + j)]) - u(ct) + u(rt));
+              int32_t& out = expected[static_cast<size_t>(i * cols + j)];
+              if (kind == cpu::QgemmOutput::kInt32) {
+                out = v;
+                continue;
+              }
+              const float r = rm[static_cast<size_t>(i)], c = col_mult[static_cast<size_t>(j)];
+              const float m = mode == 1 ? c : mode == 2 ? (r * c) / p.y_scale : r;
+              const float f = static_cast<float>(v) * m;
+              out = std::isnan(f) ? static_cast<int32_t>(lo)
+                                  : static_cast<int32_t>(
+                                        std::clamp(static_cast<double>(std::nearbyint(f)) + p.y_zp, lo, hi));
+            }
+          for (const cpu::QgemmEpilogueSimd* simd : variants) {
+            const int64_t ldo = cols + 3;  // rows apart by more than a row
+            std::vector<int32_t> got(static_cast<size_t>(rows * cols));
+            if (kind == cpu::QgemmOutput::kInt32) {
+              std::vector<int32_t> out(static_cast<size_t>(rows * ldo), -7);
+              p.out = out.data();
+              p.ldo = ldo;
+              simd->tile(p, raw.data(), rows, cols);
+              for (int64_t i = 0; i < rows; ++i) {
+                for (int64_t j = 0; j < cols; ++j)
+                  got[static_cast<size_t>(i * cols + j)] = out[static_cast<size_t>(i * ldo + j)];
+                EXPECT_EQ(out[static_cast<size_t>(i * ldo + cols)], -7) << "wrote past row " << i;
+              }
+            } else {
+              std::vector<uint8_t> bytes(static_cast<size_t>(rows * ldo), 0xAB);
+              p.out = bytes.data();
+              p.ldo = ldo;
+              simd->tile(p, raw.data(), rows, cols);
+              for (int64_t i = 0; i < rows; ++i) {
+                for (int64_t j = 0; j < cols; ++j) {
+                  const uint8_t b = bytes[static_cast<size_t>(i * ldo + j)];
+                  got[static_cast<size_t>(i * cols + j)] =
+                      kind == cpu::QgemmOutput::kInt8 ? static_cast<int8_t>(b) : static_cast<int32_t>(b);
+                }
+                EXPECT_EQ(bytes[static_cast<size_t>(i * ldo + cols)], 0xAB) << "wrote past row " << i;
+              }
+            }
+            EXPECT_EQ(got, expected) << "rows " << rows << " cols " << cols << " kind " << static_cast<int>(kind)
+                                     << " mode " << mode;
+          }
+        }
+    }
 }
 
 // ---- QLinearMatMul -------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // The baseline row epilogue of the 8-bit GEMM and the run-time choice (see
 // qgemm_epilogue.h).
+#include "providers/cpu/gemm/qgemm.h"
 #include "providers/cpu/gemm/qgemm_epilogue.h"
 
 #include <cstring>

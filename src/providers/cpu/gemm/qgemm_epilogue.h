@@ -1,8 +1,8 @@
-// The per-row epilogue of the 8-bit GEMM (qgemm.h) for QLinearConv,
-// QLinearMatMul, ConvInteger and MatMulInteger: zero points applied from
-// row and column sums, then either the int32 result or requantization to
-// int8 / uint8. AVX2 and the baseline share one body in GCC vectors
-// (qgemm_epilogue_body.h); AVX-512 has its own in intrinsics
+// The tile epilogue of the 8-bit GEMM (qgemm.h) for QLinearConv,
+// QLinearMatMul, ConvInteger and MatMulInteger: zero points applied through
+// a term per column and one per row, then either the int32 result or
+// requantization to int8 / uint8. AVX2 and the baseline share one body in
+// GCC vectors (qgemm_epilogue_body.h); AVX-512 has its own in intrinsics
 // (qgemm_epilogue_avx512.cc); the widest this CPU runs is picked once.
 // Every variant gives the same values (the same float product, rounded
 // half to even, saturated).
@@ -14,35 +14,29 @@ namespace sy::cpu {
 
 enum class QgemmOutput { kInt32, kInt8, kUint8 };
 
-// One row m of a tile, columns [n, n + cols):
-//   v[j] = raw[j] - b_zp[j] * a_term - a_zp * b_sum[j] + bias   (wrapping int32)
-// or, where the caller has folded the products (col_term non-null: one
-// a_zp for every row and one b_zp for every column),
-//   v[j] = raw[j] - col_term[j] + row_term
+// Rows i < rows, columns j < cols of a tile of raw sums (row i at
+// raw[i * kQgemmTileCols]):
+//   v = raw[i][j] - col_term[j] + row_term[i]      (wrapping int32; a null term is 0)
 // and then, for 8-bit outputs,
-//   y[j] = saturate(round_half_even(float(v[j]) * mult[j]) + y_zp)
-// with mult[j] = row_mult (col_mult null), col_mult[j] (row_mult unused, see
-// `both`) or (row_mult * col_mult[j]) / y_scale (`both`). A NaN product
-// gives the type's lowest value. Pointers are already offset to column n.
-struct QgemmRowEpilogue {
-  const int32_t* b_zp = nullptr;
-  const int32_t* b_sum = nullptr;
-  int32_t a_term = 0;
-  int32_t a_zp = 0;
-  int32_t bias = 0;
+//   y = saturate(round_half_even(float(v) * mult) + y_zp)
+// with mult = row_mult[i] (col_mult null), col_mult[j] (row_mult null) or
+// (row_mult[i] * col_mult[j]) / y_scale (both). A NaN product gives the
+// type's lowest value. Row i is written at out + i * ldo elements. Every
+// pointer starts at the tile's first row or column.
+struct QgemmTileEpilogue {
   const int32_t* col_term = nullptr;
-  int32_t row_term = 0;
-  QgemmOutput kind = QgemmOutput::kInt32;
-  float row_mult = 1.0f;
+  const int32_t* row_term = nullptr;
+  const float* row_mult = nullptr;
   const float* col_mult = nullptr;
-  bool both = false;
   float y_scale = 1.0f;
   int32_t y_zp = 0;
+  QgemmOutput kind = QgemmOutput::kInt32;
+  void* out = nullptr;
+  int64_t ldo = 0;
 };
 
 struct QgemmEpilogueSimd {
-  // Writes cols int32 or bytes (per p.kind) to out.
-  void (*row)(const QgemmRowEpilogue& p, const int32_t* raw, int64_t cols, void* out);
+  void (*tile)(const QgemmTileEpilogue& p, const int32_t* raw, int64_t rows, int64_t cols);
 };
 
 // The variant for this CPU (best_cpu_isa()).

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <utility>
 
+#include "providers/cpu/gemm/qgemm.h"
 #include "providers/cpu/gemm/qgemm_epilogue.h"
 
 namespace sy::cpu::qgemm_epilogue_detail {

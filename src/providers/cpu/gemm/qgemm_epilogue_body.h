@@ -29,38 +29,28 @@ inline void store_bytes(const EI32v& q, Q* out, int64_t n, std::integer_sequence
   std::memcpy(out, &low, static_cast<size_t>(n));
 }
 
-// Lanes [j, j + n) of one row; n is kLanes except in the last step, where
-// it is a constant-size copy no longer and goes through the padded vector.
+// Lanes [j, j + n) of row i; n is kLanes except in a row's last step,
+// where the copies are no longer of a constant size.
 template <bool kFull>
-inline void epilogue_step(const QgemmRowEpilogue& p, const int32_t* raw, int64_t j, int64_t n, void* out) {
+inline void epilogue_step(const QgemmTileEpilogue& p, const int32_t* raw, int64_t i, int64_t j, int64_t n) {
   const int64_t count = kFull ? kLanes : n;
   // Wrapping arithmetic: exact whenever the true sum fits in int32.
-  const EU32v r = load_lanes<EU32v>(reinterpret_cast<const uint32_t*>(raw) + j, count);
-  EI32v v;
-  if (p.col_term != nullptr) {
-    const EU32v ct = load_lanes<EU32v>(reinterpret_cast<const uint32_t*>(p.col_term) + j, count);
-    v = reinterpret_cast<EI32v>(r - ct + static_cast<uint32_t>(p.row_term));
-  } else {
-    const EU32v at = EU32v{} + static_cast<uint32_t>(p.a_term);
-    const EU32v za = EU32v{} + static_cast<uint32_t>(p.a_zp);
-    const EU32v bias = EU32v{} + static_cast<uint32_t>(p.bias);
-    const EU32v bz = load_lanes<EU32v>(reinterpret_cast<const uint32_t*>(p.b_zp) + j, count);
-    const EU32v bs = load_lanes<EU32v>(reinterpret_cast<const uint32_t*>(p.b_sum) + j, count);
-    v = reinterpret_cast<EI32v>(r - bz * at - za * bs + bias);
-  }
+  EU32v v = load_lanes<EU32v>(reinterpret_cast<const uint32_t*>(raw) + j, count);
+  if (p.col_term != nullptr) v -= load_lanes<EU32v>(reinterpret_cast<const uint32_t*>(p.col_term) + j, count);
+  if (p.row_term != nullptr) v += static_cast<uint32_t>(p.row_term[i]);
   if (p.kind == QgemmOutput::kInt32) {
-    std::memcpy(static_cast<int32_t*>(out) + j, &v, static_cast<size_t>(count) * sizeof(int32_t));
+    std::memcpy(static_cast<int32_t*>(p.out) + i * p.ldo + j, &v, static_cast<size_t>(count) * sizeof(int32_t));
     return;
   }
   EF32v mult;
   if (p.col_mult == nullptr) {
-    mult = EF32v{} + p.row_mult;
-  } else if (!p.both) {
+    mult = EF32v{} + p.row_mult[i];
+  } else if (p.row_mult == nullptr) {
     mult = load_lanes<EF32v>(p.col_mult + j, count);
   } else {
-    mult = (p.row_mult * load_lanes<EF32v>(p.col_mult + j, count)) / p.y_scale;
+    mult = (p.row_mult[i] * load_lanes<EF32v>(p.col_mult + j, count)) / p.y_scale;
   }
-  EF32v f = __builtin_convertvector(v, EF32v) * mult;
+  EF32v f = __builtin_convertvector(reinterpret_cast<const EI32v&>(v), EF32v) * mult;
   // Clamping first keeps the rounding trick exact and sends NaN to lo.
   const EF32v clamp_lo = EF32v{} - 1024.0f, clamp_hi = EF32v{} + 1024.0f;
   f = f > clamp_lo ? f : clamp_lo;
@@ -73,18 +63,21 @@ inline void epilogue_step(const QgemmRowEpilogue& p, const int32_t* raw, int64_t
   q = q < lo ? lo : q;
   q = q > hi ? hi : q;
   if (p.kind == QgemmOutput::kInt8) {
-    store_bytes(q, static_cast<int8_t*>(out) + j, count, std::make_integer_sequence<int, kLanes>{});
+    store_bytes(q, static_cast<int8_t*>(p.out) + i * p.ldo + j, count, std::make_integer_sequence<int, kLanes>{});
   } else {
-    store_bytes(q, static_cast<uint8_t*>(out) + j, count, std::make_integer_sequence<int, kLanes>{});
+    store_bytes(q, static_cast<uint8_t*>(p.out) + i * p.ldo + j, count, std::make_integer_sequence<int, kLanes>{});
   }
 }
 
-inline void epilogue_row(const QgemmRowEpilogue& p, const int32_t* raw, int64_t cols, void* out) {
-  int64_t j = 0;
-  for (; j + kLanes <= cols; j += kLanes) epilogue_step<true>(p, raw, j, kLanes, out);
-  if (j < cols) epilogue_step<false>(p, raw, j, cols - j, out);
+inline void epilogue_tile(const QgemmTileEpilogue& p, const int32_t* raw, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const int32_t* row = raw + i * kQgemmTileCols;
+    int64_t j = 0;
+    for (; j + kLanes <= cols; j += kLanes) epilogue_step<true>(p, row, i, j, kLanes);
+    if (j < cols) epilogue_step<false>(p, row, i, j, cols - j);
+  }
 }
 
-inline constexpr QgemmEpilogueSimd kQgemmEpilogueSimd = {&epilogue_row};
+inline constexpr QgemmEpilogueSimd kQgemmEpilogueSimd = {&epilogue_tile};
 
 // NOLINTEND(llvm-header-guard)
