@@ -21,9 +21,13 @@ import json
 import os
 import shutil
 import statistics
+import re
 import subprocess
 import sys
+import tempfile
 import time
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -38,9 +42,13 @@ TOOL_TITLES = {"switchyard": "Switchyard", "switchyard-cuda-cpu": "Switchyard cu
                "torch": "PyTorch"}
 MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "resnet50_fp16", "bert_fp16", "resnet50_int8",
           "bert_int8"]
-# Models PyTorch does not time: the float16 conversions, which exist only
-# as ONNX files (and PyTorch's CPU float16 is not what a user would run).
-NOT_TORCH = {"resnet50_fp16", "bert_fp16", "resnet50_int8", "bert_int8"}
+# The reduced-precision models (bench/models/to_fp16.py and
+# quantize_models.py): their accuracy against float32
+# (bench/models/accuracy.py) and whether the two runtimes agree on them go
+# beside their timings. PyTorch does not time them: they exist only as ONNX
+# files (and PyTorch's CPU float16 is not what a user would run).
+REDUCED_PRECISION = ["resnet50_fp16", "bert_fp16", "resnet50_int8", "bert_int8"]
+NOT_TORCH = set(REDUCED_PRECISION)
 # Latency-bound models (a fraction of a millisecond per call) need many runs
 # per process for a stable median: at least this many timed and warm-up
 # runs, whatever --runs and --warmup say.
@@ -180,6 +188,50 @@ def run_one(tool: str, model: str, threads: int, a, profile: str = None) -> dict
     return result
 
 
+def agreement(model: str, a) -> dict:
+    """Runs the model once in each runtime on its bench input and compares
+    the outputs: the largest |Switchyard - ORT| per output beside the
+    largest |ORT|, and for a [1, 1000] output whether the top-1 classes match."""
+    onnx = os.path.join(a.models_dir, model + ".onnx")
+    inputs = input_args(a.models_dir, model)
+    with tempfile.TemporaryDirectory() as tmp:
+        ort_json = os.path.join(tmp, "ort.json")
+        runs = [[a.switchyard, "run", onnx, "--save-outputs", os.path.join(tmp, "sy")] + inputs,
+                ["node", os.path.join(HERE, "ort_bench.mjs"), onnx, "--runs", "1", "--warmup", "0",
+                 "--outputs", ort_json] + inputs]
+        for cmd in runs:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+            if p.returncode != 0:
+                return {"error": f"{os.path.basename(cmd[0])}: " + (p.stderr.strip().splitlines() or ["?"])[-1]}
+        with open(ort_json) as f:
+            ort = json.load(f)
+        out = {}
+        for name, t in ort.items():
+            # switchyard run's file name for the output (tools/cmd_run.cc).
+            file = re.sub(r"[^A-Za-z0-9_.-]", "_", name or "_")
+            file = "_" + file[1:] if file.startswith(".") else file
+            mine = np.load(os.path.join(tmp, "sy", file + ".npy")).astype(np.float64)
+            # onnxruntime-node hands float16 data over as its bits.
+            theirs = (np.asarray(t["data"], dtype=np.uint16).view(np.float16) if t["type"] == "float16"
+                      else np.asarray(t["data"])).astype(np.float64).reshape(t["dims"])
+            if mine.shape != theirs.shape:
+                out[name] = {"error": f"shapes {list(mine.shape)} and {list(theirs.shape)}"}
+                continue
+            r = {"max_abs_diff": float(np.max(np.abs(mine - theirs))), "max_abs": float(np.max(np.abs(theirs)))}
+            if theirs.ndim == 2 and theirs.shape[1] == 1000:
+                r["top1_same"] = bool(np.all(np.argmax(mine, axis=1) == np.argmax(theirs, axis=1)))
+            out[name] = r
+        return out
+
+
+def read_accuracy(model: str, a):
+    path = os.path.join(a.models_dir, model + ".accuracy.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
 def matrix_product_ms(rounds: list):
     """Median over the profiled rounds of each round's median run: the time
     in the nodes that do the Conv/MatMul/Gemm work, and in all nodes."""
@@ -285,6 +337,34 @@ def write_outputs(out: str, table: dict, a, env: dict, chart: bool) -> None:
         if "switchyard-cuda-cpu" in a.tools and "switchyard" in a.tools:
             row.append(fmt(paired_ratio(table, m, t, "switchyard-cuda-cpu", "switchyard"), 2))
         lines.append("| " + " | ".join(row) + " |")
+
+    reduced = [m for m in a.models if m in REDUCED_PRECISION]
+    if reduced:
+        lines += ["", "## Reduced precision: accuracy and agreement", "",
+                  "Accuracy against the float32 model the file was made from, through Switchyard "
+                  "(bench/models/accuracy.py: top-1 agreement over fixed random images for ResNet-50, the largest "
+                  "|difference| of pooler_output over fixed random token sequences for BERT). Agreement: the "
+                  "same bench input through both runtimes, the largest |Switchyard - ORT| of each output beside "
+                  "the largest |ORT output|.", "",
+                  "| model | accuracy against float32 | Switchyard vs ORT |", "|---|---|---|"]
+        for m in reduced:
+            acc = env.get("accuracy", {}).get(m)
+            acc_text = "not measured (bench/models/accuracy.py)" if not acc else (
+                f"{acc['value']:.2f} {acc['metric']} ({acc['samples']} samples)" if "top-1" in acc["metric"] else
+                f"{acc['value']:.3g} {acc['metric']} (largest float32 value {acc.get('float32_max_abs', 0):.3g}, "
+                f"{acc['samples']} samples)")
+            agr = env.get("agreement", {}).get(m)
+            if agr is None:
+                agr_text = "not run"
+            elif "error" in agr:
+                agr_text = agr["error"]
+            else:
+                agr_text = "; ".join(
+                    f"{name}: {r['error']}" if "error" in r else
+                    f"{name}: {r['max_abs_diff']:.3g} of {r['max_abs']:.3g}" +
+                    (f", top-1 {'same' if r['top1_same'] else 'differs'}" if "top1_same" in r else "")
+                    for name, r in agr.items())
+            lines.append(f"| {m} | {acc_text} | {agr_text} |")
 
     if env.get("flops"):
         peak = env.get("fma_peak", {})
@@ -500,6 +580,11 @@ def main() -> int:
     table = {}
     start = time.perf_counter()
     for m in a.models:
+        if m in REDUCED_PRECISION:
+            env.setdefault("accuracy", {})[m] = read_accuracy(m, a)
+            if "ort" in a.tools and "switchyard" in a.tools:
+                env.setdefault("agreement", {})[m] = agreement(m, a)
+                log(f"{m}: Switchyard vs ORT {env['agreement'][m]}")
         for t in threads:
             for k in range(a.rounds):
                 for tool in a.tools:
