@@ -69,7 +69,9 @@ Status fuse_conv_batchnorm(Graph& graph, int* fused);
 Status fuse_conv_residual(Graph& graph, int* fused);
 // DequantizeLinear -> Conv / MatMul / Gemm [-> Relu | Clip] ->
 // QuantizeLinear, as static quantizers write it, into QLinearConv /
-// QLinearMatMul (qdq_fusion.cc says when). A provider rewrite, run before
+// QLinearMatMul; the residual Add between DequantizeLinear and
+// QuantizeLinear into com.switchyard QLinearAdd, and MaxPool onto the
+// 8-bit tensor (qdq_fusion.cc says when). A provider rewrite, run before
 // the float Conv and MatMul fusions would take the Conv or MatMul.
 Status fuse_qdq(Graph& graph, int* fused);
 // Moves a Relu or Clip (constant bounds) after a float Conv into the Conv,

@@ -22,6 +22,21 @@
 // The same around a MatMul whose B is constant [K, N] (per tensor or per
 // column) gives QLinearMatMul; with a bias Add in between it stays.
 //
+// A residual connection, Add(DequantizeLinear(a), DequantizeLinear(b))
+// [-> Relu] -> QuantizeLinear, becomes com.switchyard QLinearAdd (schema/
+// qlinear.cc), which rounds as the graph does, so exactly: a, b and the
+// result of one 8-bit type, every scale and zero point constant and per
+// tensor, any broadcast. A Relu becomes its activation, a floor at the
+// result's zero point, which is what a Relu before QuantizeLinear does
+// whatever that zero point is.
+//
+// DequantizeLinear(x) -> MaxPool -> QuantizeLinear back to x's type, scale
+// and zero point becomes MaxPool on x: dequantizing with a positive scale
+// is increasing, so it commutes with the max, and quantizing a dequantized
+// value gives it back (|x - zp| <= 255 steps of a normal scale, divided by
+// that scale again, lands far within half a step of x - zp). Only from
+// MaxPool-12, the first with 8-bit types, and without Indices.
+//
 // The DequantizeLinear nodes stay for any other reader; the dead-node pass
 // removes those the fused node left unread. The generic constant folding
 // keeps constant DequantizeLinear nodes read by a Conv, MatMul or Gemm for
@@ -91,6 +106,20 @@ ValueId zero_point_input(Graph& g, const Node& n, size_t i, DataType type, const
   return rewrite::add_constant(g, base, std::move(t).value());
 }
 
+// The inputs of a QLinear op of two operands, in their order: a, a_scale,
+// a_zero_point, b, b_scale, b_zero_point (from the DequantizeLinear nodes
+// `a` and `b`, of 8-bit types `at` and `bt`), y_scale, y_zero_point (from
+// QuantizeLinear `q`, of type `yt`), with zero points made where absent.
+bool qlinear_inputs(Graph& g, const Node& a, DataType at, const Node& b, DataType bt, const Node& q, DataType yt,
+                    std::vector<ValueId>* inputs) {
+  const ValueId a_zp = zero_point_input(g, a, 2, at, "a_zero_point");
+  const ValueId b_zp = zero_point_input(g, b, 2, bt, "b_zero_point");
+  const ValueId y_zp = zero_point_input(g, q, 2, yt, "y_zero_point");
+  if (a_zp == kNoValue || b_zp == kNoValue || y_zp == kNoValue) return false;
+  *inputs = {a.inputs[0], a.inputs[1], a_zp, b.inputs[0], b.inputs[1], b_zp, q.inputs[1], y_zp};
+  return true;
+}
+
 // Attributes a DequantizeLinear / QuantizeLinear may carry for the fusion:
 // no blocks, and no precision other than float's.
 bool plain_quant_attributes(const Node& n) {
@@ -113,6 +142,7 @@ struct Activation {
   Node* dq = nullptr;
   DataType type = DataType::kUndefined;
   float scale = 0;
+  int32_t zero_point = 0;
 };
 
 bool match_activation(Graph& g, ValueId v, Activation* a) {
@@ -125,6 +155,7 @@ bool match_activation(Graph& g, ValueId v, Activation* a) {
       !zero_point_values(g, *a->dq, 2, a->type, 1, &z))
     return false;
   a->scale = s[0];
+  a->zero_point = z[0];
   return true;
 }
 
@@ -195,16 +226,20 @@ int32_t quantize_value(float v, float scale, int32_t zp, DataType t) {
   return static_cast<int32_t>(std::clamp<double>(r, type_min(t), type_max(t)));
 }
 
-bool match_output(Graph& g, ValueId v, Output* o) {
+// The single reader of `v`, taking it as its first input and having one
+// output; nullptr otherwise.
+Node* sole_reader(Graph& g, ValueId v) {
   Node* next = rewrite::single_consumer(g, v);
-  if (next == nullptr || next->inputs.empty() || next->inputs[0] != v || next->outputs.size() != 1) return false;
-  if (rewrite::is_op(*next, "Relu") || rewrite::is_op(*next, "Clip")) {
-    o->act = next;
-    next = rewrite::single_consumer(g, next->outputs[0]);
-    if (next == nullptr || next->inputs.empty() || next->inputs[0] != o->act->outputs[0] || next->outputs.size() != 1)
-      return false;
-  }
-  if (!rewrite::is_op(*next, "QuantizeLinear") || !next->has_input(1) || !plain_quant_attributes(*next)) return false;
+  if (next == nullptr || next->inputs.empty() || next->inputs[0] != v || next->outputs.size() != 1) return nullptr;
+  return next;
+}
+
+// `next` is QuantizeLinear(., y_scale, y_zp) per tensor to uint8 or int8:
+// fills o->q and o->type, and the scale and zero point.
+bool match_quantize(Graph& g, Node* next, Output* o, float* scale, int32_t* zp) {
+  if (next == nullptr || !rewrite::is_op(*next, "QuantizeLinear") || !next->has_input(1) ||
+      !plain_quant_attributes(*next))
+    return false;
   o->q = next;
   o->type = value_dtype(g, next->outputs[0]);
   std::vector<float> s;
@@ -212,6 +247,20 @@ bool match_output(Graph& g, ValueId v, Output* o) {
   if (!is_8bit(o->type) || !scale_values(g, next->inputs[1], &s) || s.size() != 1 ||
       !zero_point_values(g, *next, 2, o->type, 1, &z))
     return false;
+  *scale = s[0];
+  *zp = z[0];
+  return true;
+}
+
+bool match_output(Graph& g, ValueId v, Output* o) {
+  Node* next = sole_reader(g, v);
+  if (next != nullptr && (rewrite::is_op(*next, "Relu") || rewrite::is_op(*next, "Clip"))) {
+    o->act = next;
+    next = sole_reader(g, next->outputs[0]);
+  }
+  float scale = 0;
+  int32_t zp = 0;
+  if (!match_quantize(g, next, o, &scale, &zp)) return false;
   if (o->act == nullptr) return true;
   // Dropping the activation is exact when QuantizeLinear maps everything
   // it would change to the value it would change it to.
@@ -222,8 +271,8 @@ bool match_output(Graph& g, ValueId v, Output* o) {
   } else if (!rewrite::clip_bounds(g, *o->act, &lo, &hi)) {
     return false;
   }
-  const bool lo_ok = std::isinf(lo) ? lo < 0 : quantize_value(lo, s[0], z[0], o->type) == type_min(o->type);
-  const bool hi_ok = std::isinf(hi) ? hi > 0 : quantize_value(hi, s[0], z[0], o->type) == type_max(o->type);
+  const bool lo_ok = std::isinf(lo) ? lo < 0 : quantize_value(lo, scale, zp, o->type) == type_min(o->type);
+  const bool hi_ok = std::isinf(hi) ? hi > 0 : quantize_value(hi, scale, zp, o->type) == type_max(o->type);
   return lo_ok && hi_ok;
 }
 
@@ -245,14 +294,10 @@ bool fuse_conv(Graph& g, Node& conv) {
   if (conv.has_input(2) && !match_bias(g, conv.inputs[2], m, x.scale, w.scales, &bias)) return false;
   if (!match_output(g, conv.outputs[0], &o)) return false;
 
-  const ValueId x_zp = zero_point_input(g, *x.dq, 2, x.type, "x_zero_point");
-  const ValueId w_zp = zero_point_input(g, *w.dq, 2, w.type, "w_zero_point");
-  const ValueId y_zp = zero_point_input(g, *o.q, 2, o.type, "y_zero_point");
-  if (x_zp == kNoValue || w_zp == kNoValue || y_zp == kNoValue) return false;
+  std::vector<ValueId> inputs;
+  if (!qlinear_inputs(g, *x.dq, x.type, *w.dq, w.type, *o.q, o.type, &inputs)) return false;
   const ValueId x_in = conv.inputs[0], w_in = conv.inputs[1];
   const ValueId b_in = conv.has_input(2) ? conv.inputs[2] : kNoValue;
-  std::vector<ValueId> inputs = {x.dq->inputs[0], x.dq->inputs[1], x_zp,          w.dq->inputs[0],
-                                 w.dq->inputs[1], w_zp,            o.q->inputs[1], y_zp};
   if (bias != nullptr) inputs.push_back(bias->inputs[0]);
   drop_if_unread(g, x.dq, x_in);
   drop_if_unread(g, w.dq, w_in);
@@ -278,12 +323,8 @@ bool fuse_matmul(Graph& g, Node& mm) {
   const ValueType& at = g.values[static_cast<size_t>(a.dq->inputs[0])].type;
   if (!at.has_shape || at.rank() < 2) return false;  // a vector A drops an axis the scales do not see
   if (!match_output(g, mm.outputs[0], &o)) return false;
-  const ValueId a_zp = zero_point_input(g, *a.dq, 2, a.type, "a_zero_point");
-  const ValueId b_zp = zero_point_input(g, *b.dq, 2, b.type, "b_zero_point");
-  const ValueId y_zp = zero_point_input(g, *o.q, 2, o.type, "y_zero_point");
-  if (a_zp == kNoValue || b_zp == kNoValue || y_zp == kNoValue) return false;
-  std::vector<ValueId> inputs = {a.dq->inputs[0], a.dq->inputs[1], a_zp,           b.dq->inputs[0],
-                                 b.dq->inputs[1], b_zp,            o.q->inputs[1], y_zp};
+  std::vector<ValueId> inputs;
+  if (!qlinear_inputs(g, *a.dq, a.type, *b.dq, b.type, *o.q, o.type, &inputs)) return false;
   drop_if_unread(g, a.dq, mm.inputs[0]);
   drop_if_unread(g, b.dq, mm.inputs[1]);
   const auto opset = g.opsets.find("");
@@ -295,7 +336,64 @@ bool fuse_matmul(Graph& g, Node& mm) {
   return true;
 }
 
-bool fuse_one(Graph& g, Node& node) { return fuse_conv(g, node) || fuse_matmul(g, node); }
+// Add(DQ(a), DQ(b)) [-> Relu] -> QuantizeLinear: QLinearAdd (see the file
+// comment).
+bool fuse_add(Graph& g, Node& add) {
+  if (!rewrite::is_op(add, "Add") || add.outputs.size() != 1 || add.inputs.size() != 2) return false;
+  Activation a, b;
+  if (!match_activation(g, add.inputs[0], &a) || !match_activation(g, add.inputs[1], &b) || b.type != a.type)
+    return false;
+  Node* next = sole_reader(g, add.outputs[0]);
+  Node* relu = nullptr;
+  if (next != nullptr && rewrite::is_op(*next, "Relu")) {
+    relu = next;
+    next = sole_reader(g, relu->outputs[0]);
+  }
+  Output o;
+  float y_scale = 0;
+  int32_t y_zero_point = 0;
+  if (!match_quantize(g, next, &o, &y_scale, &y_zero_point) || o.type != a.type) return false;
+  std::vector<ValueId> inputs;
+  if (!qlinear_inputs(g, *a.dq, a.type, *b.dq, b.type, *o.q, o.type, &inputs)) return false;
+  drop_if_unread(g, a.dq, add.inputs[0]);
+  drop_if_unread(g, b.dq, add.inputs[1]);
+  rewrite::make_switchyard_op(g, add, kQLinearAddOp);
+  add.inputs = std::move(inputs);
+  add.attributes.clear();
+  if (relu != nullptr) {
+    add.attributes.push_back(rewrite::string_attribute(kActivationAttr, "Relu"));
+    rewrite::absorb_consumer(g, add, *relu);
+  }
+  rewrite::absorb_consumer(g, add, *o.q);
+  return true;
+}
+
+// DQ(x) -> MaxPool -> QuantizeLinear to x's type, scale and zero point:
+// MaxPool on x (see the file comment).
+bool fuse_max_pool(Graph& g, Node& pool) {
+  if (!rewrite::is_op(pool, "MaxPool") || pool.since_version < 12 || pool.inputs.size() != 1 || pool.outputs.empty())
+    return false;
+  for (size_t i = 1; i < pool.outputs.size(); ++i)
+    if (pool.outputs[i] != kNoValue) return false;  // Indices: left as it is
+  Activation x;
+  if (!match_activation(g, pool.inputs[0], &x) || !(x.scale > 0) || !std::isnormal(x.scale) ||
+      !std::isfinite(x.scale * 256.0f))
+    return false;
+  Output o;
+  float y_scale = 0;
+  int32_t y_zero_point = 0;
+  if (!match_quantize(g, sole_reader(g, pool.outputs[0]), &o, &y_scale, &y_zero_point)) return false;
+  if (o.type != x.type || y_scale != x.scale || y_zero_point != x.zero_point) return false;
+  drop_if_unread(g, x.dq, pool.inputs[0]);
+  pool.inputs[0] = x.dq->inputs[0];
+  pool.outputs.resize(1);
+  rewrite::absorb_consumer(g, pool, *o.q);
+  return true;
+}
+
+bool fuse_one(Graph& g, Node& node) {
+  return fuse_conv(g, node) || fuse_matmul(g, node) || fuse_add(g, node) || fuse_max_pool(g, node);
+}
 
 }  // namespace
 

@@ -105,7 +105,8 @@ const OpSchema kFusedSchemas[] = {
     {kSwitchyardDomain, kFusedMatMulOp, 1, 2, 4, 1, 1, &infer_fused_matmul},
 };
 
-// The attributes resolve() accepts on them, in op_versions.inc's form.
+// The attributes resolve() accepts on them, in op_versions.inc's form;
+// QLinearAdd's schema is in schema/qlinear.cc.
 constexpr OpVersion kFusedOpVersions[] = {
     {kSwitchyardDomain, kFusedAttentionOp, 1,
      "causal_fill:float is_causal:int kv_num_heads:int masked_scores:string q_num_heads:int scale:float"},
@@ -113,6 +114,7 @@ constexpr OpVersion kFusedOpVersions[] = {
      "activation:string activation_params:floats auto_pad:string dilations:ints group:int input_layout:string "
      "kernel_shape:ints output_layout:string pads:ints residual_layout:string strides:ints"},
     {kSwitchyardDomain, kFusedMatMulOp, 1, "activation:string activation_params:floats alpha:float"},
+    {kSwitchyardDomain, kQLinearAddOp, 1, "activation:string"},
 };
 
 constexpr bool version_less(const OpVersion& a, const OpVersion& b) {

@@ -18,12 +18,15 @@ inline constexpr int kSwitchyardOpset = 1;
 inline constexpr const char* kFusedConvOp = "FusedConv";
 inline constexpr const char* kFusedMatMulOp = "FusedMatMul";
 inline constexpr const char* kFusedAttentionOp = "FusedAttention";
+// The quantized Add (schema and documentation in schema/qlinear.cc, beside
+// the standard QLinear ops).
+inline constexpr const char* kQLinearAddOp = "QLinearAdd";
 // FusedAttention's: how its mask meets the scores ("add", the default, or
 // "replace"), and the score of the keys is_causal masks under "replace".
 inline constexpr const char* kMaskedScoresAttr = "masked_scores";
 inline constexpr const char* kCausalFillAttr = "causal_fill";
 
-// Attributes of FusedConv and FusedMatMul.
+// Attributes of FusedConv and FusedMatMul (and QLinearAdd's activation).
 inline constexpr const char* kActivationAttr = "activation";
 inline constexpr const char* kActivationParamsAttr = "activation_params";
 inline constexpr const char* kAlphaAttr = "alpha";  // FusedMatMul only

@@ -1,5 +1,6 @@
 // Schemas of the integer matrix ops: MatMulInteger, ConvInteger,
-// QLinearMatMul and QLinearConv.
+// QLinearMatMul and QLinearConv; and com.switchyard QLinearAdd, the
+// quantized residual Add the QDQ fusion makes (documented below).
 //
 // Besides types and shapes, inference checks what it can see of the
 // quantization parameters: a zero point has its tensor's type, a scale or
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "schema/fused.h"
 #include "schema/schema.h"
 
 namespace sy {
@@ -154,12 +156,59 @@ Status infer_qlinear_conv(InferenceContext& ctx) {
   return infer_conv_output(ctx, 3, ctx.input_type(7)->dtype);
 }
 
+// ---- com.switchyard QLinearAdd ------------------------------------------------------------
+
+// QLinearAdd-1 (com.switchyard): the Add of two quantized tensors, what
+//   DequantizeLinear(A) + DequantizeLinear(B) -> [Relu] -> QuantizeLinear
+// computes, without the float tensors in between.
+//   Inputs:  A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale,
+//            C_zero_point. A, B and the zero points are one type T (int8 or
+//            uint8); the scales are float; every scale and zero point is
+//            per tensor (a scalar or one value in a 1-D tensor).
+//   Output:  C of type T and A's and B's numpy broadcast shape,
+//            C = saturate(round_half_even((A_scale * (A - A_zero_point) +
+//                B_scale * (B - B_zero_point)) / C_scale) + C_zero_point)
+//            with each product, the sum and the quotient rounded to float
+//            as the unfused graph rounds them, so that the two agree bit
+//            for bit.
+//   Attributes:
+//     activation  string  "" (none, the default) or "Relu": C is then at
+//                         least C_zero_point. That is exactly what Relu
+//                         before QuantizeLinear does: quantization is
+//                         monotone and maps 0 to C_zero_point.
+//   Made by optimizer/qdq_fusion.cc. (com.microsoft has an op of the same
+//   name and inputs; this one is ours so that its rounding is ours to say.)
+constexpr const char* kQLinearAddNames[] = {"A", "A_scale", "A_zero_point", "B", "B_scale", "B_zero_point",
+                                            "C_scale", "C_zero_point"};
+
+Status infer_qlinear_add(InferenceContext& ctx) {
+  for (size_t i = 0; i < 8; ++i)
+    if (ctx.input_type(i) == nullptr) return ctx.error(std::string("input ") + kQLinearAddNames[i] + " is required");
+  const std::string activation = ctx.node().attr_string(kActivationAttr, "");
+  if (!activation.empty() && activation != "Relu")
+    return ctx.error(std::string(kActivationAttr) + " must be \"\" or \"Relu\"; got \"" + activation + "\"");
+  for (size_t i : {0, 2, 3, 5, 7}) SY_RETURN_IF_ERROR(check_input_dtype(ctx, i, kQLinearAddNames[i], kInt8Types));
+  for (size_t i : {1, 4, 6}) {
+    SY_RETURN_IF_ERROR(check_input_dtype(ctx, i, kQLinearAddNames[i], type_bit(DataType::kFloat)));
+    SY_RETURN_IF_ERROR(check_constant_scale(ctx, i, kQLinearAddNames[i]));
+  }
+  // One T: the zero points, B and C (through its zero point) all have A's type.
+  for (size_t i : {2, 3, 5, 7}) SY_RETURN_IF_ERROR(check_zero_point_type(ctx, i, kQLinearAddNames[i], 0, "A"));
+  for (size_t i : {1, 2, 4, 5, 6, 7}) SY_RETURN_IF_ERROR(check_parameter_shape(ctx, i, kQLinearAddNames[i], 0));
+  const ValueType* ab[] = {ctx.input_type(0), ctx.input_type(3)};
+  SY_ASSIGN_OR_RETURN(ValueType out, broadcast_types(ctx, ab));
+  out.dtype = ctx.input_type(7)->dtype;
+  ctx.output_type(0) = std::move(out);
+  return ok_status();
+}
+
 const OpSchema kQLinearSchemas[] = {
     {"", "ConvInteger", 10, 2, 4, 1, 1, &infer_conv_integer},
     {"", "MatMulInteger", 10, 2, 4, 1, 1, &infer_matmul_integer},
     {"", "QLinearConv", 10, 8, 9, 1, 1, &infer_qlinear_conv},
     {"", "QLinearMatMul", 10, 8, 8, 1, 1, &infer_qlinear_matmul},
     {"", "QLinearMatMul", 21, 8, 8, 1, 1, &infer_qlinear_matmul},
+    {kSwitchyardDomain, kQLinearAddOp, 1, 8, 8, 1, 1, &infer_qlinear_add},
 };
 
 }  // namespace

@@ -52,6 +52,15 @@ std::vector<T> random_uniform(size_t n, T lo, T hi, uint32_t seed) {
   return v;
 }
 
+// n values of an 8-bit integer type, each of the 256 equally likely.
+template <typename T>
+std::vector<T> random_bytes(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(static_cast<uint8_t>(gen() & 0xffu));
+  return v;
+}
+
 inline std::vector<float> random_floats(size_t n, float lo, float hi, uint32_t seed) {
   return random_uniform<float>(n, lo, hi, seed);
 }

@@ -354,5 +354,204 @@ TEST(QdqMatMulFusionTest, BiasAddBetweenIsNotFused) {
   for (const std::string& op : remaining_ops(g)) EXPECT_NE(op, "QLinearMatMul");
 }
 
+// ---- QLinearAdd ---------------------------------------------------------------------------
+
+// x, y (float) -> QuantizeLinear -> DequantizeLinear -> Add [-> Relu] ->
+// QuantizeLinear -> z, as a residual connection in a QDQ ResNet.
+struct QdqAdd {
+  DataType type = DataType::kUint8;
+  DataType y_type = DataType::kUndefined;  // kUndefined: type
+  std::vector<int64_t> y_shape = {1, kC, kH, kH};
+  bool relu = false;
+  int z_zp = 128;
+  float z_scale = 0.021f;
+  bool z_scale_input = false;  // z's scale a graph input, not a constant
+  bool per_axis_y = false;     // y's DequantizeLinear with a scale per channel
+};
+
+Tensor zp_of(DataType t, int uint8_value) { return zero_point(t, t == DataType::kInt8 ? uint8_value - 128 : uint8_value); }
+
+ModelBuilder qdq_add_model(const QdqAdd& c) {
+  const DataType yt = c.y_type == DataType::kUndefined ? c.type : c.y_type;
+  ModelBuilder b(17);
+  b.input("x", DataType::kFloat, {1, kC, kH, kH});
+  std::vector<DimSpec> y_dims(c.y_shape.begin(), c.y_shape.end());
+  b.input("y", DataType::kFloat, y_dims);
+  b.initializer("x_scale", make_tensor<float>({}, {0.0123f}));
+  b.initializer("x_zp", zp_of(c.type, 120));
+  b.node("QuantizeLinear", {"x", "x_scale", "x_zp"}, {"xq"}, {}, "quant_x");
+  b.node("DequantizeLinear", {"xq", "x_scale", "x_zp"}, {"xd"}, {}, "dequant_x");
+  if (c.per_axis_y) {
+    b.initializer("y_scale", make_tensor<float>({kC}, {0.01f, 0.02f, 0.03f, 0.04f, 0.05f, 0.06f, 0.07f, 0.08f}));
+    b.initializer("y_zp", yt == DataType::kInt8 ? make_tensor<int8_t>({kC}, std::vector<int8_t>(kC, 0))
+                                                 : make_tensor<uint8_t>({kC}, std::vector<uint8_t>(kC, 128)));
+    b.node("QuantizeLinear", {"y", "y_scale", "y_zp"}, {"yq"}, {AttrSpec("axis", int64_t{1})}, "quant_y");
+    b.node("DequantizeLinear", {"yq", "y_scale", "y_zp"}, {"yd"}, {AttrSpec("axis", int64_t{1})}, "dequant_y");
+  } else {
+    b.initializer("y_scale", make_tensor<float>({}, {0.0371f}));
+    b.initializer("y_zp", zp_of(yt, 131));
+    b.node("QuantizeLinear", {"y", "y_scale", "y_zp"}, {"yq"}, {}, "quant_y");
+    b.node("DequantizeLinear", {"yq", "y_scale", "y_zp"}, {"yd"}, {}, "dequant_y");
+  }
+  b.node("Add", {"xd", "yd"}, {"s"}, {}, "residual_add");
+  std::string pre_q = "s";
+  if (c.relu) {
+    b.node("Relu", {"s"}, {"r"}, {}, "relu");
+    pre_q = "r";
+  }
+  if (c.z_scale_input)
+    b.input("z_scale", DataType::kFloat, {});
+  else
+    b.initializer("z_scale", make_tensor<float>({}, {c.z_scale}));
+  b.initializer("z_zp", zp_of(c.type, c.z_zp));
+  b.node("QuantizeLinear", {pre_q, "z_scale", "z_zp"}, {"z"}, {}, "quant_z");
+  b.output("z", c.type, {1, kC, kH, kH});
+  return b;
+}
+
+std::vector<std::pair<std::string, Tensor>> add_feeds(const QdqAdd& c) {
+  std::vector<std::pair<std::string, Tensor>> f = {{"x", sample_tensor({1, kC, kH, kH}, 21, 2.0f)},
+                                                   {"y", sample_tensor(Shape(c.y_shape), 22, 5.0f)}};
+  if (c.z_scale_input) f.emplace_back("z_scale", make_tensor<float>({}, {c.z_scale}));
+  return f;
+}
+
+TEST(QdqAddFusionTest, ResidualAddBecomesQLinearAdd) {
+  QdqAdd c;
+  int fused = 0;
+  Graph g = optimized_for_cpu(qdq_add_model(c), &fused);
+  EXPECT_EQ(fused, 1);
+  EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"QuantizeLinear", "QuantizeLinear", "QLinearAdd"}));
+  const Node* add = only_node(g, "QLinearAdd");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->domain, kSwitchyardDomain);
+  ASSERT_EQ(add->inputs.size(), 8u);
+  EXPECT_EQ(add->inputs[0], g.find_value("xq"));
+  EXPECT_EQ(add->inputs[3], g.find_value("yq"));
+  EXPECT_EQ(add->inputs[6], g.find_value("z_scale"));
+  EXPECT_EQ(add->inputs[7], g.find_value("z_zp"));
+  EXPECT_EQ(add->outputs[0], g.find_value("z"));
+}
+
+// QLinearAdd rounds where the graph rounds: bit for bit, at any scales.
+TEST(QdqAddFusionTest, ExactAcrossTypesBroadcastsAndRelu) {
+  for (DataType t : {DataType::kUint8, DataType::kInt8})
+    for (const std::vector<int64_t>& ys : {std::vector<int64_t>{1, kC, kH, kH}, std::vector<int64_t>{},
+                                           std::vector<int64_t>{kC, 1, 1}})
+      for (bool relu : {false, true})
+        for (int z_zp : {0, 128, 200}) {
+          QdqAdd c;
+          c.type = t;
+          c.y_shape = ys;
+          c.relu = relu;
+          c.z_zp = z_zp;
+          SCOPED_TRACE(std::string(data_type_name(t)) + " y rank " + std::to_string(ys.size()) +
+                       (relu ? " relu" : "") + " z_zp " + std::to_string(z_zp));
+          EXPECT_EQ(compare_fused(qdq_add_model(c), "QLinearAdd", 0, add_feeds(c)), 0);
+        }
+}
+
+TEST(QdqAddFusionTest, SaturatesAsTheGraphDoes) {
+  QdqAdd c;  // a tiny output scale: most sums saturate one way or the other
+  c.z_scale = 0.001f;
+  EXPECT_EQ(compare_fused(qdq_add_model(c), "QLinearAdd", 0, add_feeds(c)), 0);
+}
+
+TEST(QdqAddFusionTest, NearMissesAreNotFused) {
+  QdqAdd scale_input;
+  scale_input.z_scale_input = true;
+  QdqAdd per_axis;
+  per_axis.per_axis_y = true;
+  QdqAdd mixed_types;
+  mixed_types.y_type = DataType::kInt8;
+  for (const QdqAdd& c : {scale_input, per_axis, mixed_types}) {
+    int fused = 0;
+    Graph g = optimized_for_cpu(qdq_add_model(c), &fused);
+    EXPECT_EQ(fused, 0);
+    for (const std::string& op : remaining_ops(g)) EXPECT_NE(op, "QLinearAdd");
+    auto off = run_at(qdq_add_model(c), OptimizationLevel::kDisableAll, add_feeds(c));
+    auto on = run_at(qdq_add_model(c), OptimizationLevel::kAll, add_feeds(c));
+    ASSERT_TRUE(off.ok() && on.ok());
+    EXPECT_EQ(count_differences((*on)[0], (*off)[0], 0), 0);
+  }
+}
+
+TEST(QdqAddFusionTest, DequantizeWithAnotherReaderStays) {
+  // x's DequantizeLinear also feeds a second output: it stays for it.
+  ModelBuilder b = qdq_add_model(QdqAdd{});
+  b.output("xd", DataType::kFloat, {1, kC, kH, kH});
+  int fused = 0;
+  Graph g = optimized_for_cpu(b, &fused);
+  EXPECT_EQ(fused, 1);
+  int dq = 0;
+  for (const std::string& op : remaining_ops(g)) dq += op == "DequantizeLinear";
+  EXPECT_EQ(dq, 1);
+  EXPECT_EQ(compare_fused(b, "QLinearAdd", 0, add_feeds(QdqAdd{})), 0);
+}
+
+// ---- MaxPool ---------------------------------------------------------------------------------
+
+// x -> QuantizeLinear -> DequantizeLinear -> MaxPool -> QuantizeLinear -> y
+// with y's scale and zero point x's times `scale_factor` / plus `zp_shift`.
+ModelBuilder qdq_max_pool_model(DataType t, int opset, float scale_factor = 1.0f, int zp_shift = 0) {
+  ModelBuilder b(opset);
+  b.input("x", DataType::kFloat, {1, kC, kH, kH});
+  const float xs = 0.0173f;
+  const int x_zp = t == DataType::kUint8 ? 100 : -20;
+  b.initializer("x_scale", make_tensor<float>({}, {xs}));
+  b.initializer("x_zp", zero_point(t, x_zp));
+  b.node("QuantizeLinear", {"x", "x_scale", "x_zp"}, {"xq"}, {}, "quant_x");
+  b.node("DequantizeLinear", {"xq", "x_scale", "x_zp"}, {"xd"}, {}, "dequant_x");
+  b.node("MaxPool", {"xd"}, {"p"},
+         {AttrSpec("kernel_shape", std::vector<int64_t>{3, 3}), AttrSpec("strides", std::vector<int64_t>{2, 2}),
+          AttrSpec("pads", std::vector<int64_t>{1, 1, 1, 1})},
+         "pool");
+  b.initializer("y_scale", make_tensor<float>({}, {xs * scale_factor}));
+  b.initializer("y_zp", zero_point(t, x_zp + zp_shift));
+  b.node("QuantizeLinear", {"p", "y_scale", "y_zp"}, {"y"}, {}, "quant_y");
+  b.output("y", t, {1, kC, 5, 5});
+  return b;
+}
+
+TEST(QdqMaxPoolFusionTest, RunsOnTheQuantizedTensor) {
+  for (DataType t : {DataType::kUint8, DataType::kInt8}) {
+    SCOPED_TRACE(data_type_name(t));
+    int fused = 0;
+    Graph g = optimized_for_cpu(qdq_max_pool_model(t, 17), &fused);
+    EXPECT_EQ(fused, 1);
+    EXPECT_EQ(remaining_ops(g), (std::vector<std::string>{"QuantizeLinear", "MaxPool"}));
+    const Node* pool = only_node(g, "MaxPool");
+    ASSERT_NE(pool, nullptr);
+    EXPECT_EQ(pool->inputs[0], g.find_value("xq"));
+    EXPECT_EQ(pool->outputs[0], g.find_value("y"));
+    EXPECT_EQ(compare_fused(qdq_max_pool_model(t, 17), "MaxPool", 0, {{"x", sample_tensor({1, kC, kH, kH}, 4, 3.0f)}}),
+              0);
+  }
+}
+
+TEST(QdqMaxPoolFusionTest, OtherScaleZeroPointOrOldOpsetIsNotFused) {
+  struct Miss {
+    const char* what;
+    ModelBuilder model;
+  };
+  const Miss misses[] = {{"other scale", qdq_max_pool_model(DataType::kUint8, 17, 2.0f)},
+                         {"other zero point", qdq_max_pool_model(DataType::kUint8, 17, 1.0f, 1)},
+                         {"MaxPool-11, float only", qdq_max_pool_model(DataType::kUint8, 11)}};
+  for (const Miss& m : misses) {
+    SCOPED_TRACE(m.what);
+    int fused = 0;
+    Graph g = optimized_for_cpu(m.model, &fused);
+    EXPECT_EQ(fused, 0);
+    int dq = 0;
+    for (const std::string& op : remaining_ops(g)) dq += op == "DequantizeLinear";
+    EXPECT_EQ(dq, 1);
+    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", sample_tensor({1, kC, kH, kH}, 4, 3.0f)}};
+    auto off = run_at(m.model, OptimizationLevel::kDisableAll, feeds);
+    auto on = run_at(m.model, OptimizationLevel::kAll, feeds);
+    ASSERT_TRUE(off.ok() && on.ok());
+    EXPECT_EQ(count_differences((*on)[0], (*off)[0], 0), 0);
+  }
+}
+
 }  // namespace
 }  // namespace sy::testing
