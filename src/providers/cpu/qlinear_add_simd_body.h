@@ -68,7 +68,13 @@ void add_blocks(const Q* a, const Q* b, int64_t n, const QLinearAddParams& p, Q*
       // In range now, so each lane's low byte is its value.
       const AddI32v q = __builtin_convertvector(v, AddI32v) + p.c_zero_point;
       const QQv out = add_low_bytes<QQv, QB>(reinterpret_cast<const QB&>(q), std::make_integer_sequence<int, kLanes>{});
-      std::memcpy(c + i0 + i, &out, static_cast<size_t>(std::min<int64_t>(kLanes, m - i)) * sizeof(Q));
+      // A constant-size copy for whole vectors: a variable one goes byte by
+      // byte through the stack.
+      if (m - i >= kLanes) {
+        std::memcpy(c + i0 + i, &out, sizeof(out));
+      } else {
+        std::memcpy(c + i0 + i, &out, static_cast<size_t>(m - i) * sizeof(Q));
+      }
     }
   }
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pass_test_util.h"
+#include "schema/fused.h"
 
 namespace sy::testing {
 namespace {
