@@ -272,12 +272,200 @@ def test_static_activation_ranges_come_from_calibration(tmp_path, float_model):
 
 def test_static_unsupported_choices_are_named(tmp_path):
     path = sy_models.save(sy_models.mlp_model(), tmp_path / "mlp.onnx")
-    with pytest.raises(NotImplementedError, match="QOperator"):
-        quantize_static(path, tmp_path / "q.onnx", RandomReader((4, 16)), quant_format=QuantFormat.QOperator)
+    for bad in ("QOperator", 0, None):
+        with pytest.raises(TypeError, match="quant_format"):
+            quantize_static(path, tmp_path / "q.onnx", RandomReader((4, 16)), quant_format=bad)
     with pytest.raises(NotImplementedError, match="MinMax"):
         quantize_static(path, tmp_path / "q.onnx", RandomReader((4, 16)), calibrate_method=CalibrationMethod.Entropy)
     with pytest.raises(ValueError, match="no feeds"):
         quantize_static(path, tmp_path / "q.onnx", RandomReader((4, 16), batches=0))
+
+
+# --- quantize_static, QuantFormat.QOperator --------------------------------------------------------------------------
+
+def _conv(rng, name, x, y, c_in, c_out):
+    w = (rng.standard_normal((c_out, c_in, 3, 3)) * 0.3).astype(np.float32)
+    b = (rng.standard_normal(c_out) * 0.1).astype(np.float32)
+    node = helper.make_node("Conv", [x, "W" + name, "B" + name], [y], name="conv" + name, pads=[1, 1, 1, 1])
+    return node, [numpy_helper.from_array(w, "W" + name), numpy_helper.from_array(b, "B" + name)]
+
+
+def _conv_model(residual):
+    """x [N,3,8,8] -> Conv -> Relu -> Conv -> MatMul (over the last axis) -> y;
+    with residual, the Relu's output is added to the second Conv's and a
+    third Conv follows the Add."""
+    rng = np.random.default_rng(3)
+    nodes, inits = [], []
+    for node, ws in (_conv(rng, "1", "x", "c1", 3, 8), _conv(rng, "2", "r1", "c2", 8, 8)):
+        nodes.append(node)
+        inits += ws
+    nodes.insert(1, helper.make_node("Relu", ["c1"], ["r1"], name="relu1"))
+    last = "c2"
+    if residual:
+        nodes.append(helper.make_node("Add", ["r1", "c2"], ["s"], name="add"))
+        node, ws = _conv(rng, "3", "s", "c3", 8, 8)
+        nodes.append(node)
+        inits += ws
+        last = "c3"
+    inits.append(numpy_helper.from_array((rng.standard_normal((8, 5)) * 0.3).astype(np.float32), "Wm"))
+    nodes.append(helper.make_node("MatMul", [last, "Wm"], ["y"], name="mm"))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8, 8, 5])
+    return sy_models.make_model(helper.make_graph(nodes, "convs", [x], [y], initializer=inits))
+
+
+def _gemm_model():
+    """x [4,16] -> Gemm (transB, alpha 0.5, beta 2) -> Relu -> Gemm (no bias) -> y [4,8]."""
+    rng = np.random.default_rng(4)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.3).astype(np.float32), n)
+             for n, s in (("W1", (32, 16)), ("B1", (32,)), ("W2", (32, 8)))]
+    nodes = [helper.make_node("Gemm", ["x", "W1", "B1"], ["g1"], name="fc1", transB=1, alpha=0.5, beta=2.0),
+             helper.make_node("Relu", ["g1"], ["r1"], name="relu1"),
+             helper.make_node("Gemm", ["r1", "W2"], ["y"], name="fc2")]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])
+    return sy_models.make_model(helper.make_graph(nodes, "gemms", [x], [y], initializer=inits))
+
+
+QOP_MODELS = {
+    "convs": (lambda: _conv_model(False), (2, 3, 8, 8)),
+    "residual": (lambda: _conv_model(True), (2, 3, 8, 8)),
+    "gemms": (_gemm_model, (4, 16)),
+    "cnn": (sy_models.small_cnn_model, (2, 3, 12, 12)),
+}
+# Largest |QOperator - float|, in steps of the output's quantization scale.
+QOP_STEPS = 6
+
+
+def _graph_links(model):
+    producers = {o: n for n in model.graph.node for o in n.output}
+    consumers = collections.defaultdict(list)
+    for n in model.graph.node:
+        for i in n.input:
+            consumers[i].append(n)
+    return producers, consumers
+
+
+def _quantize_both(tmp_path, name, **kwargs):
+    build, shape = QOP_MODELS[name]
+    path = sy_models.save(build(), tmp_path / f"{name}.onnx")
+    qop, qdq = tmp_path / f"{name}.qop.onnx", tmp_path / f"{name}.qdq.onnx"
+    quantize_static(path, qop, RandomReader(shape), quant_format=QuantFormat.QOperator, **kwargs)
+    quantize_static(path, qdq, RandomReader(shape), quant_format=QuantFormat.QDQ, **kwargs)
+    onnx.checker.check_model(onnx.load(str(qop)))
+    return path, qop, qdq, shape
+
+
+def _check_qop_outputs(path, qop, qdq, shape, y_scale):
+    """Within QOP_STEPS output steps of the float model and one step of the
+    QDQ model (which rounds the same values at the same places). The input
+    is a calibration feed, so that no activation leaves its measured range:
+    clipping there would differ between tensors the two formats round."""
+    x = RandomReader(shape).feeds[0]["x"]
+    ref, got, qdq_out = _run(path, x), _run(qop, x), _run(qdq, x)
+    assert got.shape == ref.shape and got.dtype == np.float32
+    assert not np.array_equal(got, ref)  # it did quantize
+    steps = np.abs(got - ref).max() / y_scale
+    assert steps <= QOP_STEPS, f"{qop}: {steps:.2f} output steps from the float model"
+    np.testing.assert_allclose(got, qdq_out, rtol=0, atol=1.001 * y_scale)
+    return steps
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("activation_type", [QuantType.QUInt8, QuantType.QInt8])
+@pytest.mark.parametrize("name", ["convs", "residual"])
+def test_static_qoperator_convs(tmp_path, name, per_channel, activation_type):
+    path, qop, qdq, shape = _quantize_both(tmp_path, name, per_channel=per_channel, activation_type=activation_type)
+    model = onnx.load(str(qop))
+    ops = _histogram(qop)
+    if name == "convs":
+        # Q on x, DQ on y: everything between stays integer.
+        assert ops == {"QuantizeLinear": 1, "QLinearConv": 2, "QLinearMatMul": 1, "DequantizeLinear": 1}
+    else:
+        # The float Add reads r1 and c2 through DequantizeLinear; its sum is quantized for conv3.
+        assert ops == {"QuantizeLinear": 2, "QLinearConv": 3, "QLinearMatMul": 1, "DequantizeLinear": 3, "Add": 1}
+        add = next(n for n in model.graph.node if n.op_type == "Add")
+        assert list(add.input) == ["r1", "c2"]
+    producers, consumers = _graph_links(model)
+    conv1, conv2 = (next(n for n in model.graph.node if n.name == f"conv{i}_quant") for i in (1, 2))
+    # The Relu is folded: conv1 writes r1 quantized, which conv2 reads as it is.
+    assert conv1.op_type == conv2.op_type == "QLinearConv" and "Relu" not in ops
+    assert conv1.output[0] == "r1_quantized" and conv2.input[0] == "r1_quantized"
+    assert producers[conv2.input[0]] is conv1 and _initializer(qop, "r1_zero_point") == get_qmin_qmax_for_qType(
+        activation_type)[0]
+    mm = next(n for n in model.graph.node if n.op_type == "QLinearMatMul")
+    assert producers[mm.input[0]].op_type == "QLinearConv"
+    assert [n.op_type for n in consumers[mm.output[0]]] == ["DequantizeLinear"]
+
+    for i, node in (("1", conv1), ("2", conv2)):
+        scale = _initializer(qop, f"W{i}_scale")
+        assert scale.shape == ((8,) if per_channel else ())
+        np.testing.assert_array_equal(scale, _initializer(qdq, f"W{i}_scale"))
+        assert _initializer(qop, f"W{i}_quantized").dtype == np.int8
+        x_scale = _initializer(qop, node.input[1])
+        assert _initializer(qop, node.input[2]).dtype == activation_type.numpy_type
+        # The bias: int32 with scale x_scale * w_scale, as the QDQ model's.
+        b = numpy_helper.to_array(next(t for t in QOP_MODELS[name][0]().graph.initializer if t.name == "B" + i))
+        bias = _initializer(qop, node.input[8])
+        assert bias.dtype == np.int32
+        np.testing.assert_array_equal(bias, np.round(b / (x_scale * scale).astype(np.float32)).astype(np.int32))
+        np.testing.assert_array_equal(bias, _initializer(qdq, f"B{i}_quantized"))
+    # Per channel: one scale per output column of the MatMul's B.
+    assert _initializer(qop, "Wm_scale").shape == ((5,) if per_channel else ())
+    _check_qop_outputs(path, qop, qdq, shape, _initializer(qop, "y_scale"))
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_static_qoperator_gemm(tmp_path, per_channel):
+    path, qop, qdq, shape = _quantize_both(tmp_path, "gemms", per_channel=per_channel)
+    model = onnx.load(str(qop))
+    # fc1 (with a bias): QLinearMatMul -> DequantizeLinear -> Add of beta * B1 -> Relu (float), then quantized
+    # again for fc2, which has no bias and writes y through a DequantizeLinear.
+    assert _histogram(qop) == {"QuantizeLinear": 2, "QLinearMatMul": 2, "DequantizeLinear": 2, "Add": 1, "Relu": 1}
+    float_model = _gemm_model()
+    arrays = {t.name: numpy_helper.to_array(t) for t in float_model.graph.initializer}
+    w1, b1 = arrays["W1"], arrays["B1"]
+    # alpha and transB folded into the weight, beta into the bias.
+    w = 0.5 * w1.T
+    scale = _initializer(qop, "W1_MatMul_scale")
+    if per_channel:
+        np.testing.assert_allclose(scale, np.abs(w).max(axis=0) / 127, rtol=1e-6)
+    else:
+        np.testing.assert_allclose(scale, np.abs(w).max() / 127, rtol=1e-6)
+    np.testing.assert_array_equal(_initializer(qop, "W1_MatMul_quantized"),
+                                  np.clip(np.rint(w / scale), -127, 127).astype(np.int8))
+    add = next(n for n in model.graph.node if n.op_type == "Add")
+    np.testing.assert_array_equal(_initializer(qop, add.input[1]), 2 * b1)
+    fc2 = next(n for n in model.graph.node if n.name == "fc2_quant")
+    assert fc2.op_type == "QLinearMatMul" and fc2.input[3] == "W2_quantized"
+    assert _initializer(qop, "W2_scale").shape == ((8,) if per_channel else ())
+    _check_qop_outputs(path, qop, qdq, shape, _initializer(qop, "y_scale"))
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_static_qoperator_cnn(tmp_path, per_channel):
+    # The Gemm (transB) ends the graph: its product is rounded to its own scale, then B3 is added in float.
+    path, qop, qdq, shape = _quantize_both(tmp_path, "cnn", per_channel=per_channel, activation_type=QuantType.QUInt8)
+    assert _histogram(qop) == {"QuantizeLinear": 2, "QLinearConv": 2, "DequantizeLinear": 2, "GlobalAveragePool": 1,
+                               "Flatten": 1, "QLinearMatMul": 1, "Add": 1}
+    # The QDQ model rounds y, this one the product before the bias: their outputs can differ by a step of either.
+    y_scale = _initializer(qdq, "y_scale")
+    assert abs(_initializer(qop, "y_MatMul_scale") / y_scale - 1) < 0.2
+    _check_qop_outputs(path, qop, qdq, shape, y_scale)
+
+
+def test_static_qoperator_nodes_to_exclude(tmp_path):
+    path = sy_models.save(_conv_model(False), tmp_path / "convs.onnx")
+    out = tmp_path / "convs.qop.onnx"
+    quantize_static(path, out, RandomReader((2, 3, 8, 8)), quant_format=QuantFormat.QOperator,
+                    nodes_to_exclude=["conv2"])
+    model = onnx.load(str(out))
+    # conv2 stays float between a DequantizeLinear of r1 and a QuantizeLinear of c2; relu1 still folded.
+    assert _histogram(out) == {"QuantizeLinear": 2, "QLinearConv": 1, "DequantizeLinear": 2, "Conv": 1,
+                               "QLinearMatMul": 1}
+    conv2 = next(n for n in model.graph.node if n.op_type == "Conv")
+    assert list(conv2.input) == ["r1", "W2", "B2"]
+    _check_accuracy(path, out, (2, 3, 8, 8))
 
 
 # --- ONNX Runtime runs the same files --------------------------------------------------------------------------------
@@ -296,19 +484,38 @@ def test_onnxruntime_agrees(tmp_path, name):
     build, shape = MODELS[name]
     path = sy_models.save(build(), tmp_path / f"{name}.onnx")
     outputs = {"dynamic": tmp_path / "dyn.onnx", "qdq": tmp_path / "qdq.onnx",
-               "qdq_per_channel": tmp_path / "qdq_pc.onnx"}
+               "qdq_per_channel": tmp_path / "qdq_pc.onnx", "qoperator": tmp_path / "qop.onnx",
+               "qoperator_per_channel": tmp_path / "qop_pc.onnx"}
     quantize_dynamic(path, outputs["dynamic"])
     quantize_static(path, outputs["qdq"], RandomReader(shape))
     quantize_static(path, outputs["qdq_per_channel"], RandomReader(shape), per_channel=True)
+    quantize_static(path, outputs["qoperator"], RandomReader(shape), quant_format=QuantFormat.QOperator)
+    quantize_static(path, outputs["qoperator_per_channel"], RandomReader(shape), quant_format=QuantFormat.QOperator,
+                    per_channel=True)
     x = _sample(shape)
-    np.save(tmp_path / "x.npy", x)
     for kind, quantized in outputs.items():
-        result = tmp_path / f"{kind}.ort.json"
-        run = subprocess.run(["node", str(REPO_ROOT / "bench" / "ort_bench.mjs"), str(quantized), "--runs", "1",
-                              "--warmup", "0", "--input", f"x={tmp_path / 'x.npy'}", "--outputs", str(result)],
-                             capture_output=True, text=True, timeout=120, env={**os.environ, "ORT_NODE_MODULE": module})
-        assert run.returncode == 0, f"ONNX Runtime on the {kind} model: {run.stderr}"
-        y = json.loads(result.read_text())["y"]
-        ort = np.array(y["data"], np.float32).reshape(y["dims"])
+        ort = _ort_run(module, quantized, x, tmp_path / f"{kind}.ort.json")
         # ONNX Runtime fuses the QDQ nodes into integer kernels whose requantization may differ by one step.
         np.testing.assert_allclose(_run(quantized, x), ort, rtol=0, atol=0.01 * np.ptp(ort), err_msg=kind)
+
+
+def _ort_run(module, quantized, x, result):
+    x_path = result.with_suffix(".x.npy")
+    np.save(x_path, x)
+    run = subprocess.run(["node", str(REPO_ROOT / "bench" / "ort_bench.mjs"), str(quantized), "--runs", "1",
+                          "--warmup", "0", "--input", f"x={x_path}", "--outputs", str(result)],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "ORT_NODE_MODULE": module})
+    assert run.returncode == 0, f"ONNX Runtime on {quantized}: {run.stderr}"
+    y = json.loads(result.read_text())["y"]
+    return np.array(y["data"], np.float32).reshape(y["dims"])
+
+
+@pytest.mark.parametrize("name", ["convs", "residual", "gemms"])
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_onnxruntime_agrees_qoperator(tmp_path, name, per_channel):
+    # QLinearConv and QLinearMatMul are standard ops: ONNX Runtime runs them without any QDQ fusion.
+    module = _ort_node_module()
+    _, qop, _, shape = _quantize_both(tmp_path, name, per_channel=per_channel)
+    x = RandomReader(shape).feeds[0]["x"]
+    np.testing.assert_allclose(_run(qop, x), _ort_run(module, qop, x, tmp_path / "qop.ort.json"), rtol=0,
+                               atol=1.001 * _initializer(qop, "y_scale"))

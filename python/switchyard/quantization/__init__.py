@@ -4,8 +4,10 @@
 
 quantize_dynamic writes MatMulInteger / ConvInteger with activations
 quantized at run time; quantize_static calibrates activation ranges by
-running the model through Switchyard and writes the QDQ format. Both write
-ordinary ONNX models that ONNX Runtime runs as well. See python/README.md.
+running the model through Switchyard and writes the QDQ format, or with
+QuantFormat.QOperator QLinearConv / QLinearMatMul. Both write ordinary ONNX
+models (standard-domain ops only) that ONNX Runtime runs as well. See
+python/README.md.
 """
 
 from .calibrate import CalibrationDataReader, CalibrationMethod
