@@ -709,8 +709,8 @@ class IntegerConvKernel final : public Kernel {
     const int64_t P = g.out_size(), in_size = g.in_size();
     const bool prepacked = !packed_w_.empty() && packed_shape_ == ws && packed_dtype_ == w.dtype();
     // Positions per block: the packed block (block * K4 bytes) within ~256 KiB.
-    const int64_t block = std::min(std::clamp<int64_t>((1 << 18) / std::max<int64_t>(1, K4) / 32 * 32, 32,
-                                                       kMaxColumnBlock),
+    const int64_t fit = (1 << 18) / std::max<int64_t>(1, K4) / kQgemmTileCols * kQgemmTileCols;
+    const int64_t block = std::min(std::clamp<int64_t>(fit, kQgemmTileCols, kMaxColumnBlock),
                                    (P + kQgemmPanel - 1) / kQgemmPanel * kQgemmPanel);
     const int64_t blocks = (P + block - 1) / block;
     ThreadPool& pool = ctx.thread_pool();

@@ -10,13 +10,12 @@
 namespace sy::cpu {
 namespace {
 
-void tile_portable(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, const int8_t* b1, int64_t kq,
-                   int32_t* tile) {
+void tile_portable(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, int64_t panel_bytes,
+                   int64_t panels, int64_t kq, int32_t* tile) {
   int32_t acc[kQgemmRows][kQgemmTileCols] = {};
-  const int panels = b1 != nullptr ? 2 : 1;
   for (int64_t q = 0; q < kq; ++q) {
-    for (int p = 0; p < panels; ++p) {
-      const int8_t* b = (p == 0 ? b0 : b1) + q * 4 * kQgemmPanel;
+    for (int64_t p = 0; p < panels; ++p) {
+      const int8_t* b = b0 + p * panel_bytes + q * 4 * kQgemmPanel;
       for (int64_t i = 0; i < rows; ++i) {
         const uint8_t* ar = a + i * lda + q * 4;
         int32_t* out = acc[i] + p * kQgemmPanel;
@@ -138,15 +137,15 @@ void qgemm_u8s8(const uint8_t* a, int64_t lda, int64_t M, const int8_t* b_packed
   const int64_t kq = K4 / 4;
   const int64_t panel_bytes = kQgemmPanel * K4;
   alignas(64) int32_t tile[kQgemmRows * kQgemmTileCols];
-  // Two panels of B (32 columns, 32 * K4 bytes) stay in L1/L2 while every
-  // row of A streams past them.
+  // A tile's panels of B (64 columns, 64 * K4 bytes) stay in L1/L2 while
+  // every row of A streams past them.
   for (int64_t n = n0; n < n1; n += kQgemmTileCols) {
     const int64_t cols = std::min(kQgemmTileCols, n1 - n);
-    const int8_t* b0 = b_packed + (n / kQgemmPanel) * panel_bytes;
-    const int8_t* b1 = cols > kQgemmPanel ? b0 + panel_bytes : nullptr;
+    const int8_t* b = b_packed + (n / kQgemmPanel) * panel_bytes;
+    const int64_t panels = (cols + kQgemmPanel - 1) / kQgemmPanel;
     for (int64_t m = 0; m < M; m += kQgemmRows) {
       const int64_t rows = std::min(kQgemmRows, M - m);
-      kernel(a + m * lda, lda, rows, b0, b1, kq, tile);
+      kernel(a + m * lda, lda, rows, b, panel_bytes, panels, kq, tile);
       fn(tile, m, rows, n, cols, arg);
     }
   }

@@ -14,7 +14,7 @@
 // k's is 64 bytes, column j's four values at bytes 4j..4j+3, so one 512-bit
 // load is one vpdpbusd operand. Padding (k >= K, n >= N) is zero.
 //
-// The GEMM hands every finished tile (at most kQgemmRows x 2 panels) to a
+// The GEMM hands every finished tile (at most kQgemmRows x 4 panels) to a
 // callback while it is still in L1, which applies zero points, bias and
 // requantization (qlinear.cc) — no int32 matrix is written.
 //
@@ -30,7 +30,8 @@ namespace sy::cpu {
 
 inline constexpr int64_t kQgemmPanel = 16;  // columns per packed panel of B
 inline constexpr int64_t kQgemmRows = 6;    // rows of A per tile, at most
-inline constexpr int64_t kQgemmTileCols = 2 * kQgemmPanel;
+inline constexpr int64_t kQgemmPanelsPerTile = 4;
+inline constexpr int64_t kQgemmTileCols = kQgemmPanelsPerTile * kQgemmPanel;
 
 // K rounded up to a multiple of 4: the row length of A and the depth of B's panels.
 inline int64_t qgemm_depth(int64_t K) { return (K + 3) / 4 * 4; }
@@ -82,16 +83,18 @@ void qgemm_u8s8(const uint8_t* a, int64_t lda, int64_t M, const int8_t* b_packed
                 QgemmTileFn fn, const void* arg, QgemmVariant variant = qgemm_best_variant());
 
 namespace qgemm_detail {
-// One tile: rows (<= kQgemmRows) of A against one or two panels (b1 may be
-// null), over kq groups of 4 k's, into tile (rows x kQgemmTileCols int32).
-using TileKernel = void (*)(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, const int8_t* b1,
-                            int64_t kq, int32_t* tile);
-void tile_avx2(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, const int8_t* b1, int64_t kq,
-               int32_t* tile);
-void tile_avx512(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, const int8_t* b1, int64_t kq,
-                 int32_t* tile);
-void tile_avx512vnni(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, const int8_t* b1, int64_t kq,
-                     int32_t* tile);
+// One tile: rows (<= kQgemmRows) of A against `panels` (1 to
+// kQgemmPanelsPerTile) panels of B, the first at b and the others
+// panel_bytes apart, over kq groups of 4 k's, into tile (rows x
+// kQgemmTileCols int32).
+using TileKernel = void (*)(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b, int64_t panel_bytes,
+                            int64_t panels, int64_t kq, int32_t* tile);
+void tile_avx2(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b, int64_t panel_bytes, int64_t panels,
+               int64_t kq, int32_t* tile);
+void tile_avx512(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b, int64_t panel_bytes, int64_t panels,
+                 int64_t kq, int32_t* tile);
+void tile_avx512vnni(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b, int64_t panel_bytes,
+                     int64_t panels, int64_t kq, int32_t* tile);
 void pack_b_quad_portable(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
                           int32_t* col_sums);
 // qgemm_pack_b_quad with SSSE3 byte interleaving (built with AVX2's flags).

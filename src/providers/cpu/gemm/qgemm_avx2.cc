@@ -70,11 +70,10 @@ void panel_any(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b, int
 
 }  // namespace
 
-void tile_avx2(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b0, const int8_t* b1, int64_t kq,
-               int32_t* tile) {
+void tile_avx2(const uint8_t* a, int64_t lda, int64_t rows, const int8_t* b, int64_t panel_bytes, int64_t panels,
+               int64_t kq, int32_t* tile) {
   static_assert(kQgemmRows == 6 && kQgemmPanel == 16, "panel_any covers 1 to 6 rows of a 16-column panel");
-  panel_any(a, lda, rows, b0, kq, tile);
-  if (b1 != nullptr) panel_any(a, lda, rows, b1, kq, tile + kQgemmPanel);
+  for (int64_t p = 0; p < panels; ++p) panel_any(a, lda, rows, b + p * panel_bytes, kq, tile + p * kQgemmPanel);
 }
 
 }  // namespace sy::cpu::qgemm_detail

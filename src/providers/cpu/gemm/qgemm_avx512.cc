@@ -9,6 +9,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "providers/cpu/gemm/qgemm.h"
@@ -29,6 +30,9 @@ inline __m512i dot4(__m512i acc, __m512i a, const PreparedB& b) {
   const __m512i odd = _mm512_srli_epi16(a, 8);
   return _mm512_add_epi32(acc, _mm512_add_epi32(_mm512_madd_epi16(even, b.even), _mm512_madd_epi16(odd, b.odd)));
 }
+
+// Two panels: each needs two prepared vectors of B (even and odd bytes).
+constexpr int kMaxPanels = 2;
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "providers/cpu/gemm/qgemm.h"
@@ -20,6 +21,9 @@ using PreparedB = __m512i;
 inline PreparedB prepare_b(__m512i b) { return b; }
 
 inline __m512i dot4(__m512i acc, __m512i a, const PreparedB& b) { return _mm512_dpbusd_epi32(acc, a, b); }
+
+// Four panels: 24 accumulators, 4 of B, 1 of A.
+constexpr int kMaxPanels = 4;
 
 }  // namespace
 
