@@ -109,7 +109,7 @@ TEST(Qgemm, EveryVariantMatchesPlainSums) {
 
 TEST(Qgemm, PackQuadVariantsMatchPackedOffsets) {
   uint32_t seed = 5;
-  for (int64_t N : {1, 15, 16, 17, 40}) {
+  for (int64_t N : {1, 15, 16, 17, 40, 64, 100, 130}) {
     for (uint8_t flip : {uint8_t{0}, uint8_t{0x80}}) {
       const int64_t K = 7, K4 = cpu::qgemm_depth(K);  // a null row in the second quad
       std::vector<uint8_t> b = random_values<uint8_t>(K * N, seed);
@@ -124,6 +124,7 @@ TEST(Qgemm, PackQuadVariantsMatchPackedOffsets) {
       std::vector<decltype(&cpu::qgemm_detail::pack_b_quad_portable)> variants = {
           &cpu::qgemm_detail::pack_b_quad_portable};
       if (best_cpu_isa() >= CpuIsa::kAvx2) variants.push_back(&cpu::qgemm_detail::pack_b_quad_avx2);
+      if (best_cpu_isa() >= CpuIsa::kAvx512) variants.push_back(&cpu::qgemm_detail::pack_b_quad_avx512);
       for (auto pack : variants) {
         std::vector<int8_t> packed(expected.size(), 0x55);
         std::vector<int32_t> sums(static_cast<size_t>(N), 0);

@@ -109,8 +109,8 @@ void pack_b_quad_portable(const uint8_t* const rows[4], int64_t N, uint8_t flip,
 
 void qgemm_pack_b_quad(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
                        int32_t* col_sums) {
-  static const auto pack = best_cpu_isa() >= CpuIsa::kAvx2 ? &qgemm_detail::pack_b_quad_avx2
-                                                                    : &qgemm_detail::pack_b_quad_portable;
+  static const auto pack = pick_for_cpu(&qgemm_detail::pack_b_quad_avx512, &qgemm_detail::pack_b_quad_avx2,
+                                        &qgemm_detail::pack_b_quad_portable);
   pack(rows, N, flip, K4, group, col_sums);
 }
 

@@ -100,6 +100,9 @@ void pack_b_quad_portable(const uint8_t* const rows[4], int64_t N, uint8_t flip,
 // qgemm_pack_b_quad with SSSE3 byte interleaving (built with AVX2's flags).
 void pack_b_quad_avx2(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
                       int32_t* col_sums);
+// The same with AVX-512BW, four panels at a time.
+void pack_b_quad_avx512(const uint8_t* const rows[4], int64_t N, uint8_t flip, int64_t K4, int8_t* group,
+                        int32_t* col_sums);
 }  // namespace qgemm_detail
 
 }  // namespace sy::cpu
