@@ -18,6 +18,7 @@ inline constexpr int kSwitchyardOpset = 1;
 inline constexpr const char* kFusedConvOp = "FusedConv";
 inline constexpr const char* kFusedMatMulOp = "FusedMatMul";
 inline constexpr const char* kFusedAttentionOp = "FusedAttention";
+inline constexpr const char* kDynamicQuantizeMatMulOp = "DynamicQuantizeMatMul";
 // FusedAttention's: how its mask meets the scores ("add", the default, or
 // "replace"), and the score of the keys is_causal masks under "replace".
 inline constexpr const char* kMaskedScoresAttr = "masked_scores";
