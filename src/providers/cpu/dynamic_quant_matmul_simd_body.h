@@ -44,8 +44,13 @@ void float_tile(const int32_t* tile, int64_t m0, int64_t rows, int64_t n0, int64
         std::memcpy(&b, e.bias + n, sizeof(b));
         f += b;
       }
-      const int64_t take = cols - j < kLanes ? cols - j : kLanes;
-      std::memcpy(out + j, &f, static_cast<size_t>(take) * sizeof(float));
+      // A whole vector is one store; a variable-length memcpy would be a
+      // library call per vector.
+      if (j + kLanes <= cols) {
+        std::memcpy(out + j, &f, sizeof(f));
+      } else {
+        std::memcpy(out + j, &f, static_cast<size_t>(cols - j) * sizeof(float));
+      }
     }
   }
 }
