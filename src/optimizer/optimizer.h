@@ -7,7 +7,8 @@
 // After placement each provider gets the rewrites its kernels implement
 // (provider_rewrites.h): Conv + residual Add and Conv + Relu / Clip into
 // FusedConv, scaled dot-product attention into FusedAttention, MatMul
-// epilogues into FusedMatMul (extended), the channel-blocked Conv layout
+// epilogues into FusedMatMul, dynamically quantized MatMuls into
+// DynamicQuantizeMatMul (extended), the channel-blocked Conv layout
 // (all); then, whole-graph again, the level-all layout clean-ups
 // (Transpose pairs, Reshape chains).
 // Each pass lives in its own file and can be run alone in tests; each adds

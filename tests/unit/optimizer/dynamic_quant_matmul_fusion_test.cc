@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,21 @@ TEST(DynamicQuantMatMulFusionTest, OutputsEqualTheUnfusedGraph) {
   c.N = 5;
   EXPECT_EQ(fused_count(c), 1);
   expect_same_as_unfused(c);
+}
+
+TEST(DynamicQuantMatMulFusionTest, SavedOptimizedModelReadsBack) {
+  DynQ c;
+  c.consumers = 2;
+  c.zero_point = false;  // an omitted input before the bias: an empty name in the file
+  const std::string path = ::testing::TempDir() + "dynq_optimized.onnx";
+  auto on = run_at(dynq_model(c), OptimizationLevel::kAll, feeds(c), path);
+  ASSERT_TRUE(on.ok()) << on.status().to_string();
+  std::unique_ptr<Session> reloaded;
+  expect_saved_model_matches_unoptimized(path, dynq_model(c), feeds(c), &reloaded);
+  ASSERT_NE(reloaded, nullptr);
+  int fused = 0;
+  for (const NodeAssignment& a : reloaded->assignment()) fused += a.op_type == "DynamicQuantizeMatMul";
+  EXPECT_EQ(fused, 2) << reloaded->assignment_report();
 }
 
 TEST(DynamicQuantMatMulFusionTest, BiasAddStaysWhenNotAConstantVector) {
