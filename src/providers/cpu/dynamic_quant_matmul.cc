@@ -171,8 +171,11 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
     // Blocks of rows and columns, column blocks outermost: consecutive
     // units share a block of B, and with several threads each reads its
     // own share of B (the weights, larger than A at BERT's shapes).
-    const int64_t row_block = kQgemmRows * 8;
-    const int64_t col_block = 8 * kQgemmPanel;
+    constexpr int64_t row_block = kQgemmRows * 8;
+    constexpr int64_t col_block = 8 * kQgemmPanel;
+    // Tiles then start on multiples of kQgemmTileCols, which the padded
+    // per-column arrays cover.
+    static_assert(col_block % kQgemmTileCols == 0, "a column block is whole tiles");
     const int64_t row_blocks = (M + row_block - 1) / row_block;
     const int64_t col_blocks = (N + col_block - 1) / col_block;
     const int64_t work_per_unit = std::max<int64_t>(1, row_block * col_block * K);
