@@ -7,7 +7,8 @@
 // After placement each provider gets the rewrites its kernels implement
 // (provider_rewrites.h): Conv + residual Add and Conv + Relu / Clip into
 // FusedConv, scaled dot-product attention into FusedAttention, MatMul
-// epilogues into FusedMatMul (extended), the channel-blocked Conv layout
+// epilogues into FusedMatMul, dynamically quantized MatMuls into
+// DynamicQuantizeMatMul (extended), the channel-blocked Conv layout
 // (all); then, whole-graph again, the level-all layout clean-ups
 // (Transpose pairs, Reshape chains).
 // Each pass lives in its own file and can be run alone in tests; each adds
@@ -36,6 +37,7 @@ struct PassStats {
   int reshapes_removed = 0;
   int conv_layouts_blocked = 0;
   int qdq_fused = 0;
+  int dynamic_quant_matmuls_fused = 0;
 };
 
 // The generic passes of `level`; compacts the graph.
@@ -74,6 +76,11 @@ Status fuse_conv_residual(Graph& graph, int* fused);
 // 8-bit tensor (qdq_fusion.cc says when). A provider rewrite, run before
 // the float Conv and MatMul fusions would take the Conv or MatMul.
 Status fuse_qdq(Graph& graph, int* fused);
+// DynamicQuantizeLinear -> MatMulInteger (constant B) -> Cast -> Mul by
+// the scales [-> Add bias], as dynamic quantizers write it, into one
+// com.switchyard DynamicQuantizeMatMul (dynamic_quant_matmul_fusion.cc
+// says when). A provider rewrite.
+Status fuse_dynamic_quant_matmul(Graph& graph, int* fused);
 // Moves a Relu or Clip (constant bounds) after a float Conv into the Conv,
 // which becomes a FusedConv with activation / activation_params.
 Status fuse_conv_activation(Graph& graph, int* fused);

@@ -7,6 +7,9 @@ namespace sy {
 namespace {
 
 Status run_qdq(Graph& graph, PassStats& s) { return fuse_qdq(graph, &s.qdq_fused); }
+Status run_dynamic_quant_matmul(Graph& graph, PassStats& s) {
+  return fuse_dynamic_quant_matmul(graph, &s.dynamic_quant_matmuls_fused);
+}
 Status run_conv_residual(Graph& graph, PassStats& s) { return fuse_conv_residual(graph, &s.conv_residuals_fused); }
 Status run_conv_activation(Graph& graph, PassStats& s) {
   return fuse_conv_activation(graph, &s.conv_activations_fused);
@@ -19,8 +22,9 @@ Status run_conv_blocked_layout(Graph& graph, PassStats& s) {
   return block_conv_channels(graph, &s.conv_layouts_blocked);
 }
 
-constexpr std::array<ProviderRewrite, 6> kRewrites = {{
+constexpr std::array<ProviderRewrite, 7> kRewrites = {{
     {"qdq", OptimizationLevel::kExtended, run_qdq},
+    {"dynamic_quant_matmul", OptimizationLevel::kExtended, run_dynamic_quant_matmul},
     {"conv_residual", OptimizationLevel::kExtended, run_conv_residual},
     {"conv_activation", OptimizationLevel::kExtended, run_conv_activation},
     {"attention", OptimizationLevel::kExtended, run_attention},

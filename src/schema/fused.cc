@@ -8,8 +8,11 @@
 #include "schema/fused.h"
 
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <vector>
 
+#include "schema/quantize.h"
 #include "schema/schema.h"
 
 namespace sy {
@@ -45,6 +48,53 @@ Status infer_fused_attention(InferenceContext& ctx) {
 Status infer_fused_matmul(InferenceContext& ctx) {
   SY_RETURN_IF_ERROR(infer_matmul(ctx));
   return check_same_shape_as_output(ctx, 3, "the residual");
+}
+
+// Dims with -1 where unknown (check_zero_point_shape's form).
+std::vector<int64_t> dims_or_unknown(const ValueType& t) {
+  std::vector<int64_t> dims;
+  for (const Dim& d : t.dims) dims.push_back(d.is_known() ? d.value : -1);
+  return dims;
+}
+
+Status infer_dynamic_quantize_matmul(InferenceContext& ctx) {
+  constexpr const char* kNames[] = {"A", "B", "B_scale", "B_zero_point", "bias"};
+  constexpr uint64_t kFloat = type_bit(DataType::kFloat);
+  constexpr uint64_t kInt8Types = type_bit(DataType::kInt8) | type_bit(DataType::kUint8);
+  const uint64_t allowed[] = {kFloat, kInt8Types, kFloat, kInt8Types, kFloat};
+  for (size_t i = 0; i < 5; ++i) SY_RETURN_IF_ERROR(check_input_dtype(ctx, i, kNames[i], allowed[i]));
+  for (size_t i = 0; i < 3; ++i)
+    if (ctx.input_type(i) == nullptr) return ctx.error(std::string("input ") + kNames[i] + " is required");
+  const ValueType& a = *ctx.input_type(0);
+  const ValueType& b = *ctx.input_type(1);
+  const ValueType& scale = *ctx.input_type(2);
+  const ValueType* zp = ctx.input_type(3);
+  const ValueType* bias = ctx.input_type(4);
+  if (zp != nullptr && zp->dtype != DataType::kUndefined && b.dtype != DataType::kUndefined && zp->dtype != b.dtype)
+    return ctx.error("input 3 (B_zero_point) has type " + zp->type_string() + " but input 1 (B) has " +
+                     b.type_string() + "; they must match");
+  // B is one matrix [K, N]: its scale and zero point are per tensor or per
+  // column, and the kernel packs it once.
+  if (b.has_shape && b.rank() != 2) return ctx.error("input 1 (B) must be 2-D [K, N]; got " + b.shape_string());
+  if (a.has_shape && a.rank() < 1) return ctx.error("input 0 (A) must have rank >= 1; got a scalar");
+  const int64_t n = b.has_shape && b.dims[1].is_known() ? b.dims[1].value : -1;
+  const int64_t scales = known_count(&scale);
+  if (scale.has_shape && (scale.rank() > 1 || (scales >= 0 && scales != 1 && (n < 0 || scales != n))))
+    return ctx.error("input 2 (B_scale) has shape " + scale.shape_string() + "; expected a scalar or 1-D with 1" +
+                     (n >= 0 ? " or " + std::to_string(n) : std::string()) + " values (per tensor or per column)");
+  if (zp != nullptr && zp->has_shape && scale.has_shape) {
+    const std::string problem = check_zero_point_shape(dims_or_unknown(scale), dims_or_unknown(*zp),
+                                                       "input 2 (B_scale)", "input 3 (B_zero_point)");
+    if (!problem.empty()) return ctx.error(problem);
+  }
+  if (bias != nullptr && bias->has_shape &&
+      (bias->rank() != 1 || (n >= 0 && bias->dims[0].is_known() && bias->dims[0].value != n)))
+    return ctx.error("input 4 (bias) has shape " + bias->shape_string() + "; expected [" +
+                     (n >= 0 ? std::to_string(n) : std::string("N")) + "]");
+  ValueType out = ValueType::tensor(DataType::kFloat);
+  SY_RETURN_IF_ERROR(infer_matmul_shape(ctx, a, b, out));
+  ctx.output_type(0) = std::move(out);
+  return ok_status();
 }
 
 // FusedConv-1: Conv with its epilogue and its tensors' layouts.
@@ -99,7 +149,24 @@ Status infer_fused_matmul(InferenceContext& ctx) {
 //   runs Attention's fast path and recomputes, the chain's way, the rows
 //   where non-finite Q, K or V values could make the two differ.
 //   Made by optimizer/attention_fusion.cc.
+//
+// DynamicQuantizeMatMul-1: the dynamic quantization ONNX Runtime's
+// quantize_dynamic writes around a MatMul with constant weights,
+//   DynamicQuantizeLinear(A) -> MatMulInteger(., B, ., B_zero_point)
+//   -> Cast(float) -> Mul(., Mul(a_scale, B_scale)) [-> Add(bias)]
+// as one op with the chain's answers.
+//   Inputs:  A        float [..., M, K]
+//            B        int8 or uint8 [K, N]
+//            B_scale  float, a scalar or [N] (per tensor or per column)
+//            B_zero_point (optional) B's type, B_scale's shape; absent: 0
+//            bias     (optional) float [N]
+//   Output:  Y float [..., M, N]: A quantized as DynamicQuantizeLinear
+//            does, over the whole tensor (uint8, a_scale, a_zero_point),
+//            then Y[.., m, n] = float(sum_k (a_q - a_zero_point)(B - B_zero_point[n]))
+//            * (a_scale * B_scale[n]) [+ bias[n]], rounded in that order.
+//   No attributes. Made by optimizer/dynamic_quant_matmul_fusion.cc.
 const OpSchema kFusedSchemas[] = {
+    {kSwitchyardDomain, kDynamicQuantizeMatMulOp, 1, 3, 5, 1, 1, &infer_dynamic_quantize_matmul},
     {kSwitchyardDomain, kFusedAttentionOp, 1, 3, 4, 1, 1, &infer_fused_attention},
     {kSwitchyardDomain, kFusedConvOp, 1, 2, 4, 1, 1, &infer_fused_conv},
     {kSwitchyardDomain, kFusedMatMulOp, 1, 2, 4, 1, 1, &infer_fused_matmul},
@@ -108,6 +175,7 @@ const OpSchema kFusedSchemas[] = {
 // The attributes resolve() accepts on them, in op_versions.inc's form;
 // QLinearAdd's schema is in schema/qlinear.cc.
 constexpr OpVersion kFusedOpVersions[] = {
+    {kSwitchyardDomain, kDynamicQuantizeMatMulOp, 1, ""},
     {kSwitchyardDomain, kFusedAttentionOp, 1,
      "causal_fill:float is_causal:int kv_num_heads:int masked_scores:string q_num_heads:int scale:float"},
     {kSwitchyardDomain, kFusedConvOp, 1,

@@ -21,6 +21,7 @@ inline constexpr const char* kFusedAttentionOp = "FusedAttention";
 // The quantized Add (schema and documentation in schema/qlinear.cc, beside
 // the standard QLinear ops).
 inline constexpr const char* kQLinearAddOp = "QLinearAdd";
+inline constexpr const char* kDynamicQuantizeMatMulOp = "DynamicQuantizeMatMul";
 // FusedAttention's: how its mask meets the scores ("add", the default, or
 // "replace"), and the score of the keys is_causal masks under "replace".
 inline constexpr const char* kMaskedScoresAttr = "masked_scores";

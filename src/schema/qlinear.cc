@@ -31,17 +31,6 @@ Status check_zero_point_type(const InferenceContext& ctx, size_t zp, const char*
                    std::to_string(x) + " (" + x_name + ") has " + t->type_string() + "; they must match");
 }
 
-// The number of values of input i when its shape is fully known, else -1.
-int64_t known_count(const ValueType* t) {
-  if (t == nullptr || !t->has_shape) return -1;
-  int64_t n = 1;
-  for (const Dim& d : t->dims) {
-    if (!d.is_known()) return -1;
-    n *= d.value;
-  }
-  return n;
-}
-
 // A per-tensor parameter (scale or zero point), or, when `channels` > 0,
 // one per channel too: a scalar or 1-D tensor of 1 or `channels` values.
 Status check_parameter_shape(const InferenceContext& ctx, size_t i, const char* name, int64_t channels) {

@@ -149,6 +149,16 @@ Status check_input_dtype(const InferenceContext& ctx, size_t i, const char* name
                    allowed_types_string(allowed));
 }
 
+int64_t known_count(const ValueType* t) {
+  if (t == nullptr || !t->has_shape) return -1;
+  int64_t n = 1;
+  for (const Dim& d : t->dims) {
+    if (!d.is_known()) return -1;
+    n *= d.value;
+  }
+  return n;
+}
+
 Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what) {
   if (axis < -rank || axis >= rank)
     return ctx.error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +

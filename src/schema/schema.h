@@ -87,6 +87,9 @@ Result<const ValueType*> required_input(const InferenceContext& ctx, size_t i);
 // Checks an input's element type, when known, is one of `allowed` (a mask
 // of type_bit values).
 Status check_input_dtype(const InferenceContext& ctx, size_t i, const char* name, uint64_t allowed);
+// The number of elements of a tensor type whose dims are all known, else
+// -1 (also for nullptr, an omitted input).
+int64_t known_count(const ValueType* t);
 // Maps `axis` in [-rank, rank) to [0, rank); an error naming `what` when
 // out of range.
 Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what = "axis");

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "providers/cpu/copy_util.h"
+#include "providers/cpu/dynamic_quantize.h"
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/minifloat.h"
 #include "providers/cpu/quantize_math.h"
@@ -496,33 +497,14 @@ class DynamicQuantizeLinearKernel final : public Kernel {
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kUint8, x->shape()));
     SY_ASSIGN_OR_RETURN(Tensor * y_scale, ctx.allocate_output(1, DataType::kFloat, Shape{}));
     SY_ASSIGN_OR_RETURN(Tensor * y_zero_point, ctx.allocate_output(2, DataType::kUint8, Shape{}));
-    const QuantizeSimd& simd = quantize_simd();
     const int64_t n = x->num_elements();
     const float* xd = x->data<float>();
-    // The range in up to kTasks pieces, each thread's minimum and maximum on the stack.
-    constexpr int64_t kTasks = 64;
-    float lows[kTasks], highs[kTasks];
-    const int64_t tasks = std::clamp<int64_t>(n / kCheapChunk, 1, kTasks);
-    parallel_range(ctx.thread_pool(), tasks, 1, [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t begin = n * t / tasks, end = n * (t + 1) / tasks;
-        lows[t] = std::numeric_limits<float>::infinity();
-        highs[t] = -lows[t];
-        if (end > begin) simd.min_max(xd + begin, end - begin, lows[t], highs[t]);
-      }
-    });
-    // The range always holds 0, so that 0 is exact after quantization.
-    float lo = 0.0f, hi = 0.0f;
-    for (int64_t t = 0; t < tasks; ++t) {
-      lo = std::min(lo, lows[t]);
-      hi = std::max(hi, highs[t]);
-    }
-    // A range of one point (x all 0) would give scale 0; ONNX Runtime uses 1.
-    const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-    const float zero_point = std::clamp(0.0f - lo / scale, 0.0f, 255.0f);
-    const auto zp = static_cast<int32_t>(std::nearbyint(zero_point));
+    const DynamicQuantParams p = dynamic_quant_params(ctx.thread_pool(), xd, n);
+    const float scale = p.scale;
+    const int32_t zp = p.zero_point;
     y_scale->data<float>()[0] = scale;
     y_zero_point->data<uint8_t>()[0] = static_cast<uint8_t>(zp);
+    const QuantizeSimd& simd = quantize_simd();
     uint8_t* yd = y->data<uint8_t>();
     parallel_range(ctx.thread_pool(), n, kCheapChunk,
                    [&](int64_t b, int64_t e) { simd.quantize_u8(xd + b, e - b, scale, zp, yd + b); });
@@ -547,6 +529,34 @@ constexpr KernelDef kQuantizeKernels[] = {
 };
 
 }  // namespace
+
+DynamicQuantParams dynamic_quant_params(ThreadPool& pool, const float* x, int64_t n) {
+  const QuantizeSimd& simd = quantize_simd();
+  // The range in up to kTasks pieces, each thread's minimum and maximum on the stack.
+  constexpr int64_t kTasks = 64;
+  float lows[kTasks], highs[kTasks];
+  const int64_t tasks = std::clamp<int64_t>(n / kCheapChunk, 1, kTasks);
+  parallel_range(pool, tasks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t begin = n * t / tasks, end = n * (t + 1) / tasks;
+      lows[t] = std::numeric_limits<float>::infinity();
+      highs[t] = -lows[t];
+      if (end > begin) simd.min_max(x + begin, end - begin, lows[t], highs[t]);
+    }
+  });
+  // The range always holds 0, so that 0 is exact after quantization.
+  float lo = 0.0f, hi = 0.0f;
+  for (int64_t t = 0; t < tasks; ++t) {
+    lo = std::min(lo, lows[t]);
+    hi = std::max(hi, highs[t]);
+  }
+  DynamicQuantParams p;
+  // A range of one point (x all 0) would give scale 0; ONNX Runtime uses 1.
+  p.scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  const float zero_point = std::clamp(0.0f - lo / p.scale, 0.0f, 255.0f);
+  p.zero_point = static_cast<int32_t>(std::nearbyint(zero_point));
+  return p;
+}
 
 std::span<const KernelDef> quantize_kernels() { return kQuantizeKernels; }
 
