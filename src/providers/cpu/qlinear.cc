@@ -479,9 +479,13 @@ constexpr int64_t kMaxColumnBlock = 256;
 //
 // A window of one tap with stride 1 and no padding reads x itself. Other
 // 1-D and 2-D windows read a copy of x with the padding written out
-// (padded_plane_bytes per plane, made by pad_planes), so that each output
-// row's run of a tap row is one copy without bounds checks; 3-D windows
-// compute each position's offset.
+// (padded_plane_bytes per plane, made by pad_planes). With stride 1 they
+// compute on a grid as wide as the padded plane (grid()): position
+// q = oh * grid_width() + ow, where the columns ow >= out width are
+// computed and dropped, so that every tap row is one run of the padded
+// plane, read in place; copying runs of a few bytes per output row cost
+// more than the extra columns. With other strides each output row's run
+// is copied. 3-D windows compute each position's offset.
 class ConvRows {
  public:
   explicit ConvRows(const WindowGeometry& g) : g_(g) {
@@ -502,8 +506,17 @@ class ConvRows {
       for (int64_t kh = 0; kh < h_.kernel; ++kh)
         for (int64_t kw = 0; kw < w_.kernel; ++kw)
           tap_offset_.push_back(kh * h_.dilation * w_.span + kw * w_.dilation);
+      grid_ = h_.stride == 1 && w_.stride == 1;
     }
   }
+
+  // Whether positions are on the padded plane's grid (see above), and its
+  // width and size. Outside a grid, positions are the output's own.
+  bool grid() const { return grid_; }
+  int64_t grid_width() const { return w_.span; }
+  int64_t grid_positions() const { return h_.out * w_.span; }
+  // The output's width, for dropping a grid's extra columns.
+  int64_t out_width() const { return w_.out; }
 
   // The first position of a block, split per output row: computed once a
   // block, so that filling its rows divides nothing.
@@ -516,6 +529,9 @@ class ConvRows {
   int64_t padded_plane_bytes() const { return padded_ ? h_.span * w_.span : 0; }
   // Bytes a copy may read or write past the end of a run (kCopyChunk).
   static constexpr int64_t kSlack = 16;
+  // Bytes readable past the last padded plane: a grid's last tap row runs
+  // (kernel width - 1) * dilation past it, in dropped columns.
+  int64_t padded_slack() const { return kSlack + (grid_ ? (w_.kernel - 1) * w_.dilation : 0); }
 
   // `planes` planes of x (in_size bytes each) into out, padded_plane_bytes
   // apart, the padding set to `pad`.
@@ -544,6 +560,7 @@ class ConvRows {
   const uint8_t* row(const uint8_t* plane, const uint8_t* padded, int64_t tap, const Start& at, int64_t np,
                      uint8_t pad, uint8_t* buf) const {
     if (direct_) return plane + at.p0;
+    if (grid_) return padded + tap_offset_[static_cast<size_t>(tap)] + at.p0;
     if (padded_) {
       fill_from_padded(padded + tap_offset_[static_cast<size_t>(tap)], at, np, buf);
     } else {
@@ -611,6 +628,7 @@ class ConvRows {
   const WindowGeometry& g_;
   bool direct_ = false;
   bool padded_ = false;
+  bool grid_ = false;
   Dim h_{}, w_{};
   std::vector<int64_t> tap_offset_;
 };
@@ -642,6 +660,27 @@ void pack_conv_columns(const uint8_t* x, const uint8_t* padded, const ConvRows& 
       }
     }
     qgemm_pack_b_quad(quad, np, flip, K4, out + k0 * kQgemmPanel, sums);
+  }
+}
+
+// Grid positions [q0, q0 + n) of `rows` output rows (n values each, `esize`
+// bytes a value, at `grid`) into y (rows p_out values apart): the columns
+// of each grid row (width grid_width) inside the output's width.
+void drop_grid_columns(const char* grid, int64_t rows, int64_t n, int64_t q0, int64_t grid_width, int64_t out_width,
+                       int64_t p_out, int64_t esize, char* y) {
+  const int64_t oh0 = q0 / grid_width, ow0 = q0 % grid_width;
+  for (int64_t r = 0; r < rows; ++r) {
+    const char* src = grid + r * n * esize;
+    char* dst = y + r * p_out * esize;
+    int64_t oh = oh0, ow = ow0;
+    for (int64_t j = 0; j < n;) {
+      const int64_t run = std::min(grid_width - ow, n - j);
+      const int64_t keep = std::clamp<int64_t>(out_width - ow, 0, run);
+      if (keep > 0) std::memcpy(dst + (oh * out_width + ow) * esize, src + j * esize, static_cast<size_t>(keep * esize));
+      j += run;
+      ++oh;
+      ow = 0;
+    }
   }
 }
 
@@ -707,12 +746,16 @@ class IntegerConvKernel final : public Kernel {
     const int64_t Cg = C / group_, Mg = M / group_;
     const int64_t K = Cg * g.kernel_size(), K4 = qgemm_depth(K);
     const int64_t P = g.out_size(), in_size = g.in_size();
+    const ConvRows conv_rows(g);
+    // Positions the GEMM computes: the output's, or the padded grid's (ConvRows).
+    const int64_t Pc = conv_rows.grid() ? conv_rows.grid_positions() : P;
+    const int64_t out_bytes = out_type == DataType::kInt32 ? 4 : 1;
     const bool prepacked = !packed_w_.empty() && packed_shape_ == ws && packed_dtype_ == w.dtype();
     // Positions per block: the packed block (block * K4 bytes) within ~256 KiB.
     const int64_t fit = (1 << 18) / std::max<int64_t>(1, K4) / kQgemmTileCols * kQgemmTileCols;
     const int64_t block = std::min(std::clamp<int64_t>(fit, kQgemmTileCols, kMaxColumnBlock),
-                                   (P + kQgemmPanel - 1) / kQgemmPanel * kQgemmPanel);
-    const int64_t blocks = (P + block - 1) / block;
+                                   (Pc + kQgemmPanel - 1) / kQgemmPanel * kQgemmPanel);
+    const int64_t blocks = (Pc + block - 1) / block;
     ThreadPool& pool = ctx.thread_pool();
     // Deep layers have few positions, so one block or two: their output
     // channels are split as well (each piece packing its block; a task
@@ -736,12 +779,15 @@ class IntegerConvKernel final : public Kernel {
     // Per task: the packed block and its column sums.
     const size_t packed_bytes = KernelContext::scratch_align(static_cast<size_t>(qgemm_packed_b_bytes(K, block)));
     const size_t sums_bytes = KernelContext::scratch_align(static_cast<size_t>(block) * sizeof(int32_t));
-    const size_t per_task = packed_bytes + 2 * sums_bytes +
-                            KernelContext::scratch_align(4 * kMaxColumnBlock + ConvRows::kSlack);
+    const size_t rows_bytes = KernelContext::scratch_align(4 * kMaxColumnBlock + ConvRows::kSlack);
+    // On a grid, a piece's outputs go to `grid_out` first, then their
+    // columns inside the output's width to y.
+    const size_t grid_out_bytes =
+        conv_rows.grid() ? KernelContext::scratch_align(static_cast<size_t>(piece_rows * block * out_bytes)) : 0;
+    const size_t per_task = packed_bytes + 2 * sums_bytes + rows_bytes + grid_out_bytes;
     const size_t row_term_at = carve.add<int32_t>(M);
-    const ConvRows conv_rows(g);
     const int64_t plane_bytes = conv_rows.padded_plane_bytes();
-    const size_t padded_at = carve.add<uint8_t>(plane_bytes == 0 ? 0 : N * C * plane_bytes + ConvRows::kSlack);
+    const size_t padded_at = carve.add<uint8_t>(plane_bytes == 0 ? 0 : N * C * plane_bytes + conv_rows.padded_slack());
     const size_t tasks_at = carve.add<char>(static_cast<int64_t>(per_task) * tasks);
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(carve.total()));
 
@@ -807,12 +853,13 @@ class IntegerConvKernel final : public Kernel {
       auto* sums = reinterpret_cast<int32_t*>(mine + packed_bytes);
       auto* col_term = reinterpret_cast<int32_t*>(mine + packed_bytes + sums_bytes);
       auto* rows = reinterpret_cast<uint8_t*>(mine + packed_bytes + 2 * sums_bytes);
+      char* grid_out = mine + packed_bytes + 2 * sums_bytes + rows_bytes;
       int64_t packed_unit = -1;  // the position unit whose block `cols` holds
       for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
         const int64_t pu = u / row_pieces, piece = u % row_pieces;
         const int64_t img = pu / (group_ * blocks);
         const int64_t gi = (pu / blocks) % group_;
-        const int64_t p0 = (pu % blocks) * block, np = std::min(block, P - p0);
+        const int64_t p0 = (pu % blocks) * block, np = std::min(block, Pc - p0);
         if (pu != packed_unit) {
           const int64_t plane0 = img * C + gi * Cg;
           pack_conv_columns(xd + plane0 * in_size, padded + plane0 * plane_bytes, conv_rows, in_size, g.kernel_size(),
@@ -834,8 +881,16 @@ class IntegerConvKernel final : public Kernel {
           e.row_term = row_term + m0;
         }
         if (base.row_mult != nullptr) e.row_mult = base.row_mult + m0;
-        e.y = y_bytes + ((img * M + m0) * P + p0) * esize;
+        char* y_rows = y_bytes + (img * M + m0) * P * esize;
+        if (!conv_rows.grid()) {
+          e.y = y_rows + p0 * esize;
+          qgemm_u8s8(w_rows + m0 * K4, K4, rn, cols, K, 0, np, &requant_tile, &e);
+          continue;
+        }
+        e.y = grid_out;
+        e.ldy = np;
         qgemm_u8s8(w_rows + m0 * K4, K4, rn, cols, K, 0, np, &requant_tile, &e);
+        drop_grid_columns(grid_out, rn, np, p0, conv_rows.grid_width(), conv_rows.out_width(), P, esize, y_rows);
       }
     };
     if (tasks == 1) {

@@ -581,6 +581,8 @@ std::vector<ConvCase> conv_cases() {
       {{1, 8, 9, 9}, {4, 8, 1, 1}, 1, {2, 2}, {}, {}, true, true, false, 1},       // 1x1 with stride
       {{1, 3, 13, 14}, {5, 3, 3, 2}, 1, {3, 2}, {2, 3}, {2, 1, 0, 3}, true, true, true, 1},  // dilated, strided, padded
       {{1, 16, 5, 5}, {100, 16, 3, 3}, 1, {}, {}, {1, 1, 1, 1}, true, true, true, 3},  // one block, rows split
+      {{1, 4, 300}, {6, 4, 3}, 1, {}, {2}, {3, 1}, true, true, true, 2},  // 1-D grid, dilated, 2 blocks
+      {{2, 3, 20, 21}, {5, 3, 5, 3}, 1, {}, {1, 2}, {2, 0, 1, 3}, false, false, true, 2},  // grid, asymmetric pads
   };
 }
 
