@@ -61,7 +61,7 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
     const Tensor* b = ctx.constant_input(kB);
     if (b == nullptr || b->shape().rank() != 2 || !is_8bit(b->dtype())) return;
     const int64_t K = b->shape()[0], N = b->shape()[1];
-    packed_b_.resize(static_cast<size_t>(std::max<int64_t>(1, qgemm_packed_b_bytes(K, N))));
+    if (!packed_b_.resize(static_cast<size_t>(std::max<int64_t>(1, qgemm_packed_b_bytes(K, N))))) return;
     b_sums_.resize(static_cast<size_t>(N));
     qgemm_pack_b(b->data<uint8_t>(), N, 1, K, N, b_flip(b->dtype()), packed_b_.data(), b_sums_.data());
     packed_shape_ = b->shape();
@@ -229,7 +229,7 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
     return ok_status();
   }
 
-  std::vector<int8_t> packed_b_;
+  QgemmPacked<int8_t> packed_b_;
   std::vector<int32_t> b_sums_;
   Shape packed_shape_;
   DataType packed_dtype_ = DataType::kUndefined;

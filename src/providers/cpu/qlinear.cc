@@ -271,7 +271,7 @@ class IntegerMatMulKernel final : public Kernel {
     const int64_t N = s.rank() == 1 ? 1 : s[s.rank() - 1];
     const int64_t matrices = matrix_count(s);
     const int64_t bytes = qgemm_packed_b_bytes(K, N);
-    packed_b_.resize(static_cast<size_t>(matrices * bytes));
+    if (!packed_b_.resize(static_cast<size_t>(matrices * bytes))) return;
     b_sums_.resize(static_cast<size_t>(matrices * N));
     const auto* data = b->data<uint8_t>();
     for (int64_t i = 0; i < matrices; ++i)
@@ -458,7 +458,7 @@ class IntegerMatMulKernel final : public Kernel {
 
   bool quantized_;
   MatMulInputs in_;
-  std::vector<int8_t> packed_b_;
+  QgemmPacked<int8_t> packed_b_;
   std::vector<int32_t> b_sums_;
   Shape packed_shape_;
   DataType packed_dtype_ = DataType::kUndefined;
@@ -706,7 +706,7 @@ class IntegerConvKernel final : public Kernel {
     if (w == nullptr || w->shape().rank() < 3 || !is_8bit(w->dtype()) || w->shape()[0] <= 0) return;
     const int64_t M = w->shape()[0];
     const int64_t K = w->num_elements() / M;
-    packed_w_.resize(static_cast<size_t>(std::max<int64_t>(1, M * qgemm_depth(K))));
+    if (!packed_w_.resize(static_cast<size_t>(std::max<int64_t>(1, M * qgemm_depth(K))))) return;
     w_sums_.resize(static_cast<size_t>(M));
     qgemm_pack_a(w->data<uint8_t>(), K, M, K, a_side_flip(w->dtype()), packed_w_.data(), w_sums_.data());
     packed_shape_ = w->shape();
@@ -935,7 +935,7 @@ class IntegerConvKernel final : public Kernel {
   ConvInputs in_;
   WindowAttributes attrs_;
   int64_t group_ = 1;
-  std::vector<uint8_t> packed_w_;
+  QgemmPacked<uint8_t> packed_w_;
   std::vector<int32_t> w_sums_;
   Shape packed_shape_;
   DataType packed_dtype_ = DataType::kUndefined;

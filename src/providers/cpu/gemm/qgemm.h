@@ -25,6 +25,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 
 namespace sy::cpu {
 
@@ -43,6 +45,32 @@ inline int64_t qgemm_packed_b_bytes(int64_t K, int64_t N) {
 inline int64_t qgemm_packed_offset(int64_t K4, int64_t k, int64_t n) {
   return (n / kQgemmPanel) * kQgemmPanel * K4 + (k / 4) * (4 * kQgemmPanel) + (n % kQgemmPanel) * 4 + (k % 4);
 }
+
+// Storage for a packed operand kept across runs (weights packed at kernel
+// creation): 64-byte aligned, so that each 64-byte group of a panel is one
+// cache line, where a std::vector's 16-byte alignment splits three of four
+// vector loads across two lines. The contents after resize are undefined;
+// a failed resize (false) leaves it empty, and the kernel packs at run time.
+template <typename T>
+class QgemmPacked {
+ public:
+  bool resize(size_t count) {
+    const size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
+    data_.reset(static_cast<T*>(std::aligned_alloc(64, bytes == 0 ? 64 : bytes)));
+    count_ = data_ == nullptr ? 0 : count;
+    return data_ != nullptr;
+  }
+  bool empty() const { return count_ == 0; }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+
+ private:
+  struct Free {
+    void operator()(T* p) const { std::free(p); }
+  };
+  std::unique_ptr<T, Free> data_;
+  size_t count_ = 0;
+};
 
 // Packs B, element (k, n) read as the byte b[k * row_stride + n * col_stride]
 // xor `flip` (0x80 for uint8 data, 0 for int8), into `out`
