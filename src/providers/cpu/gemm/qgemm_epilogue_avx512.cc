@@ -4,8 +4,11 @@
 // saturation, about a third of the generic body's steps. The same bytes as
 // the other variants: a product beyond +-2^30 saturates either way, and a
 // NaN goes to the low end.
-// GCC 12 reports _mm512_undefined_* inside its own intrinsics as uninitialised.
+// GCC 12 reports _mm512_undefined_* inside its own intrinsics as
+// uninitialised (clang has no such warning group).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include "providers/cpu/gemm/qgemm.h"

@@ -5,8 +5,11 @@
 // (two rounds of vshufi64x2) gathers each panel's 64 bytes. Column sums
 // come from vpmaddubsw + vpmaddwd against ones. The same bytes as the
 // portable loop.
-// GCC 12 reports _mm512_undefined_* inside its own intrinsics as uninitialised.
+// GCC 12 reports _mm512_undefined_* inside its own intrinsics as
+// uninitialised (clang has no such warning group).
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include "providers/cpu/gemm/qgemm.h"
