@@ -1,7 +1,7 @@
 // The loop of com.switchyard QLinearAdd (qlinear_add.cc) over a contiguous
-// run of 8-bit elements. Written once (qlinear_add_simd_body.h) with GCC
-// vectors as wide as each ISA's registers and compiled for AVX-512, AVX2
-// and the baseline; the widest this CPU runs is picked once.
+// run of 8-bit elements. AVX2 and the baseline share one body in GCC
+// vectors (qlinear_add_simd_body.h); AVX-512 has its own in intrinsics
+// (qlinear_add_simd_avx512.cc); the widest this CPU runs is picked once.
 //
 // It rounds where the unfused DequantizeLinear -> Add -> QuantizeLinear
 // rounds (each product, the sum, the quotient), so the two agree bit for
