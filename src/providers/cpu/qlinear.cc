@@ -757,12 +757,13 @@ class IntegerConvKernel final : public Kernel {
                                    (Pc + kQgemmPanel - 1) / kQgemmPanel * kQgemmPanel);
     const int64_t blocks = (Pc + block - 1) / block;
     ThreadPool& pool = ctx.thread_pool();
-    // Deep layers have few positions, so one block or two: their output
-    // channels are split as well (each piece packing its block; a task
-    // packs a block once for consecutive pieces of it), in pieces of at
-    // least 48 rows.
+    // Deep layers have few positions, so a few blocks: their output
+    // channels are split as well, into at least four units a thread so
+    // that the threads' shares differ by little (each piece packing its
+    // block; a task packs a block once for consecutive pieces of it), in
+    // pieces of at least 48 rows.
     const int64_t position_units = N * group_ * blocks;
-    const int64_t row_pieces = std::clamp<int64_t>((2 * pool.num_threads() + position_units - 1) / position_units, 1,
+    const int64_t row_pieces = std::clamp<int64_t>((4 * pool.num_threads() + position_units - 1) / position_units, 1,
                                                    std::max<int64_t>(1, Mg / (8 * kQgemmRows)));
     const int64_t piece_rows = (Mg + row_pieces - 1) / row_pieces;
     const int64_t units = position_units * row_pieces;
