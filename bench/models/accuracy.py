@@ -81,6 +81,15 @@ def write(sy, out: str, name: str, samples: int) -> dict:
     return result
 
 
+def model_names(parser, text: str, choices) -> list:
+    """The comma-separated names in `text`, each one of `choices`."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in choices]
+    if unknown:
+        parser.error(f"unknown model(s) {unknown}; choose from {list(choices)}")
+    return names
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "models"))
@@ -88,10 +97,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--switchyard-python", default=os.path.join(ROOT, "build", "python"))
     a = parser.parse_args()
-    names = [n.strip() for n in a.models.split(",") if n.strip()]
-    unknown = [n for n in names if n not in SOURCE]
-    if unknown:
-        parser.error(f"unknown model(s) {unknown}; choose from {list(SOURCE)}")
+    names = model_names(parser, a.models, SOURCE)
     if a.samples <= 0:
         parser.error("--samples must be positive")
     for n in names:

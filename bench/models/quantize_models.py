@@ -70,10 +70,7 @@ def main() -> int:
     parser.add_argument("--accuracy-samples", type=int, default=100)
     parser.add_argument("--switchyard-python", default=os.path.join(ROOT, "build", "python"))
     a = parser.parse_args()
-    names = [n.strip() for n in a.models.split(",") if n.strip()]
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        parser.error(f"unknown model(s) {unknown}; choose from {MODELS}")
+    names = accuracy.model_names(parser, a.models, MODELS)
     if a.accuracy_samples <= 0:
         parser.error("--accuracy-samples must be positive")
     for n in names:
