@@ -27,11 +27,10 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
+#include "schema/quantize.h"
 
 namespace sy {
 namespace {
-
-bool is_8bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
 
 // A constant of `type`, rank <= 1, holding 1 or `n` values: a per-tensor
 // or per-column parameter that broadcasts along the product's last dim.
@@ -59,7 +58,7 @@ bool fuse_one(Graph& g, Node& mm) {
       dq->outputs[0] != mm.inputs[0] || dq->outputs[2] != mm.inputs[2] || !dq->has_input(0))
     return false;
   const Tensor* b = g.constant(mm.inputs[1]);
-  if (b == nullptr || !b->is_tensor() || !is_8bit(b->dtype()) || b->shape().rank() != 2 || b->raw_data() == nullptr)
+  if (b == nullptr || !b->is_tensor() || !is_8bit_type(b->dtype()) || b->shape().rank() != 2 || b->raw_data() == nullptr)
     return false;
   const int64_t n = b->shape()[1];
   const Tensor* b_zp = mm.has_input(3) ? column_parameter(g, mm.inputs[3], b->dtype(), n) : nullptr;

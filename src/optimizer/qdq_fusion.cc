@@ -48,11 +48,10 @@
 
 #include "optimizer/optimizer.h"
 #include "optimizer/rewrite_util.h"
+#include "schema/quantize.h"
 
 namespace sy {
 namespace {
-
-bool is_8bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
 
 int32_t type_min(DataType t) { return t == DataType::kInt8 ? -128 : 0; }
 int32_t type_max(DataType t) { return t == DataType::kInt8 ? 127 : 255; }
@@ -151,7 +150,7 @@ bool match_activation(Graph& g, ValueId v, Activation* a) {
   a->type = value_dtype(g, a->dq->inputs[0]);
   std::vector<float> s;
   std::vector<int32_t> z;
-  if (!is_8bit(a->type) || !scale_values(g, a->dq->inputs[1], &s) || s.size() != 1 ||
+  if (!is_8bit_type(a->type) || !scale_values(g, a->dq->inputs[1], &s) || s.size() != 1 ||
       !zero_point_values(g, *a->dq, 2, a->type, 1, &z))
     return false;
   a->scale = s[0];
@@ -171,7 +170,7 @@ bool match_weights(Graph& g, ValueId v, int64_t axis, Weights* w) {
   w->dq = dequantize_producing(g, v);
   if (w->dq == nullptr) return false;
   const Tensor* q = g.constant(w->dq->inputs[0]);
-  if (q == nullptr || !q->is_tensor() || !is_8bit(q->dtype())) return false;
+  if (q == nullptr || !q->is_tensor() || !is_8bit_type(q->dtype())) return false;
   w->type = q->dtype();
   if (!scale_values(g, w->dq->inputs[1], &w->scales)) return false;
   const auto rank = static_cast<int64_t>(q->shape().rank());
@@ -244,7 +243,7 @@ bool match_quantize(Graph& g, Node* next, Output* o, float* scale, int32_t* zp) 
   o->type = value_dtype(g, next->outputs[0]);
   std::vector<float> s;
   std::vector<int32_t> z;
-  if (!is_8bit(o->type) || !scale_values(g, next->inputs[1], &s) || s.size() != 1 ||
+  if (!is_8bit_type(o->type) || !scale_values(g, next->inputs[1], &s) || s.size() != 1 ||
       !zero_point_values(g, *next, 2, o->type, 1, &z))
     return false;
   *scale = s[0];

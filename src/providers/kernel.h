@@ -212,6 +212,12 @@ inline Status kernel_error(const KernelContext& ctx, const std::string& message)
   return runtime_error(ctx.node().describe() + ": " + message);
 }
 
+// Input i of the node, for messages: "input 2 (a_zero_point) [2] uint8"
+// (the input must be present).
+inline std::string describe_input(const KernelContext& ctx, size_t i, const std::string& name) {
+  return "input " + std::to_string(i) + " (" + name + ") " + ctx.input(i)->describe();
+}
+
 // The same for sizes from the model or an input that are out of range (a
 // shape whose element count overflows, a count too large to allocate): the
 // caller's data is at fault, so InvalidArgument.

@@ -7,7 +7,12 @@
 #include <span>
 #include <string>
 
+#include "switchyard/data_type.h"
+
 namespace sy {
+
+// int8 or uint8: the types of the QLinear ops and the 8-bit GEMM.
+inline bool is_8bit_type(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
 
 // What the scale's shape makes of the quantization.
 enum class QuantGranularity {

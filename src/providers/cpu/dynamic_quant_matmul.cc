@@ -20,8 +20,10 @@
 #include "providers/cpu/dynamic_quantize.h"
 #include "providers/cpu/gemm/qgemm.h"
 #include "providers/cpu/quantize_simd.h"
+#include "providers/cpu/scratch_carver.h"
 #include "providers/kernel.h"
 #include "schema/fused.h"
+#include "schema/quantize.h"
 #include "switchyard/data_type.h"
 
 namespace sy::cpu {
@@ -29,8 +31,6 @@ namespace {
 
 constexpr size_t kA = 0, kB = 1, kBScale = 2, kBZeroPoint = 3, kBias = 4;
 constexpr const char* kInputNames[] = {"A", "B", "B_scale", "B_zero_point", "bias"};
-
-bool is_8bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
 
 // The GEMM's B side is int8: uint8 data is flipped by xor 0x80 (-128) and
 // its zero point moved with it (qgemm.h).
@@ -40,26 +40,14 @@ int32_t b_zero_point_at(const Tensor& z, int64_t i) {
 }
 
 // "input 2 (B_scale) [3] float", for messages.
-std::string describe_input(const KernelContext& ctx, size_t i) {
-  return "input " + std::to_string(i) + " (" + kInputNames[i] + ") " + ctx.input(i)->describe();
-}
-
-// Scratch pieces of one run, each 64-byte aligned.
-struct ScratchLayout {
-  size_t total = 0;
-  size_t add(size_t bytes) {
-    const size_t at = total;
-    total += KernelContext::scratch_align(std::max<size_t>(bytes, 1));
-    return at;
-  }
-};
+std::string describe_input(const KernelContext& ctx, size_t i) { return sy::describe_input(ctx, i, kInputNames[i]); }
 
 class DynamicQuantizeMatMulKernel final : public Kernel {
  public:
   DynamicQuantizeMatMulKernel(const KernelCreateContext& ctx, Status& /*status*/) {
     // B constant: packed once, here; otherwise each run packs it.
     const Tensor* b = ctx.constant_input(kB);
-    if (b == nullptr || b->shape().rank() != 2 || !is_8bit(b->dtype())) return;
+    if (b == nullptr || b->shape().rank() != 2 || !is_8bit_type(b->dtype())) return;
     const int64_t K = b->shape()[0], N = b->shape()[1];
     if (!packed_b_.resize(static_cast<size_t>(std::max<int64_t>(1, qgemm_packed_b_bytes(K, N))))) return;
     b_sums_.resize(static_cast<size_t>(N));
@@ -98,31 +86,29 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
 
     // Per-column arrays run to a whole tile (DqmmEpilogue).
     const int64_t n_pad = (N + kQgemmTileCols - 1) / kQgemmTileCols * kQgemmTileCols;
-    const auto cols4 = static_cast<size_t>(n_pad) * 4;
-    ScratchLayout layout;
-    const size_t a_rows_at = layout.add(static_cast<size_t>(M * K4));
-    const size_t a_term_at = layout.add(static_cast<size_t>(M) * sizeof(int32_t));
-    const size_t b_zp_at = layout.add(cols4);
-    const size_t col_term_at = layout.add(cols4);
-    const size_t mult_at = layout.add(cols4);
-    const size_t bias_at = layout.add(cols4);
-    const size_t packed_at = layout.add(prepacked ? 0 : static_cast<size_t>(qgemm_packed_b_bytes(K, N)));
-    const size_t sums_at = layout.add(prepacked ? 0 : static_cast<size_t>(N) * sizeof(int32_t));
-    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(layout.total));
-    auto* base = static_cast<char*>(scratch);
-    auto* a_rows = reinterpret_cast<uint8_t*>(base + a_rows_at);
-    auto* a_term = reinterpret_cast<int32_t*>(base + a_term_at);
-    auto* zb = reinterpret_cast<int32_t*>(base + b_zp_at);
-    auto* col_term = reinterpret_cast<int32_t*>(base + col_term_at);
-    auto* mult = reinterpret_cast<float*>(base + mult_at);
-    auto* bias_cols = reinterpret_cast<float*>(base + bias_at);
+    ScratchCarver carve;
+    const size_t a_rows_at = carve.add<uint8_t>(M * K4);
+    const size_t a_term_at = carve.add<int32_t>(M);
+    const size_t b_zp_at = carve.add<int32_t>(n_pad);
+    const size_t col_term_at = carve.add<int32_t>(n_pad);
+    const size_t mult_at = carve.add<float>(n_pad);
+    const size_t bias_at = carve.add<float>(n_pad);
+    const size_t packed_at = carve.add<int8_t>(prepacked ? 0 : qgemm_packed_b_bytes(K, N));
+    const size_t sums_at = carve.add<int32_t>(prepacked ? 0 : N);
+    SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(carve.total()));
+    auto* a_rows = ScratchCarver::pointer<uint8_t>(scratch, a_rows_at);
+    auto* a_term = ScratchCarver::pointer<int32_t>(scratch, a_term_at);
+    auto* zb = ScratchCarver::pointer<int32_t>(scratch, b_zp_at);
+    auto* col_term = ScratchCarver::pointer<int32_t>(scratch, col_term_at);
+    auto* mult = ScratchCarver::pointer<float>(scratch, mult_at);
+    auto* bias_cols = ScratchCarver::pointer<float>(scratch, bias_at);
     ThreadPool& pool = ctx.thread_pool();
 
     const int8_t* packed = packed_b_.data();
     const int32_t* b_sums = b_sums_.data();
     if (!prepacked) {
-      auto* p = reinterpret_cast<int8_t*>(base + packed_at);
-      auto* s = reinterpret_cast<int32_t*>(base + sums_at);
+      auto* p = ScratchCarver::pointer<int8_t>(scratch, packed_at);
+      auto* s = ScratchCarver::pointer<int32_t>(scratch, sums_at);
       qgemm_pack_b(b.data<uint8_t>(), N, 1, K, N, b_flip(b.dtype()), p, s);
       packed = p;
       b_sums = s;
@@ -205,7 +191,7 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
     const Tensor& b = *ctx.input(kB);
     if (a.dtype() != DataType::kFloat || a.shape().rank() < 1)
       return kernel_error(ctx, describe_input(ctx, kA) + " must be a float tensor of rank >= 1");
-    if (!is_8bit(b.dtype()) || b.shape().rank() != 2)
+    if (!is_8bit_type(b.dtype()) || b.shape().rank() != 2)
       return kernel_error(ctx, describe_input(ctx, kB) + " must be an int8 or uint8 matrix [K, N]");
     const int64_t K = b.shape()[0], N = b.shape()[1];
     if (a.shape()[a.shape().rank() - 1] != K)

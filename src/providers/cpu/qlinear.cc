@@ -27,15 +27,15 @@
 #include "providers/cpu/gemm/qgemm.h"
 #include "providers/cpu/gemm/qgemm_epilogue.h"
 #include "providers/cpu/matmul_dims.h"
+#include "providers/cpu/scratch_carver.h"
 #include "providers/kernel.h"
+#include "schema/quantize.h"
 #include "switchyard/data_type.h"
 
 namespace sy::cpu {
 namespace {
 
 constexpr uint64_t kInt8Types = type_bit(DataType::kInt8) | type_bit(DataType::kUint8);
-
-bool is_8bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUint8; }
 
 int32_t int8_at(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt8 ? int32_t{t.data<int8_t>()[i]} : int32_t{t.data<uint8_t>()[i]};
@@ -51,11 +51,6 @@ int32_t a_side_zero_point(int32_t z, DataType t) { return t == DataType::kInt8 ?
 int32_t b_side_zero_point(int32_t z, DataType t) { return t == DataType::kUint8 ? z - 128 : z; }
 
 // ---- parameters: zero points and scales ------------------------------------------------------
-
-// Input i of the node, for messages: "input 2 (a_zero_point) [2] uint8".
-std::string describe_input(const KernelContext& ctx, size_t i, const char* name) {
-  return "input " + std::to_string(i) + " (" + name + ") " + ctx.input(i)->describe();
-}
 
 Status check_zero_point_type(const KernelContext& ctx, size_t zp, const char* zp_name, const Tensor& x,
                              const char* x_name) {
@@ -224,26 +219,6 @@ QgemmOutput output_kind(DataType t) {
   return t == DataType::kInt32 ? QgemmOutput::kInt32 : t == DataType::kInt8 ? QgemmOutput::kInt8 : QgemmOutput::kUint8;
 }
 
-// Carves aligned pieces out of one scratch region.
-class ScratchCarver {
- public:
-  // Adds a piece of `count` T's; its offset is returned for pointer().
-  template <typename T>
-  size_t add(int64_t count) {
-    const size_t at = total_;
-    total_ += KernelContext::scratch_align(static_cast<size_t>(std::max<int64_t>(count, 0)) * sizeof(T));
-    return at;
-  }
-  size_t total() const { return std::max<size_t>(total_, 64); }
-  template <typename T>
-  static T* pointer(void* base, size_t offset) {
-    return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
-  }
-
- private:
-  size_t total_ = 0;
-};
-
 // Product of the dims before the last two (the matrices in an operand).
 int64_t matrix_count(const Shape& s) {
   int64_t n = 1;
@@ -265,7 +240,7 @@ class IntegerMatMulKernel final : public Kernel {
     in_ = quantized ? kQLinearMatMulInputs : kMatMulIntegerInputs;
     // B constant: packed once, here (its zero point applies at run time).
     const Tensor* b = ctx.constant_input(in_.b);
-    if (b == nullptr || b->shape().rank() == 0 || !is_8bit(b->dtype())) return;
+    if (b == nullptr || b->shape().rank() == 0 || !is_8bit_type(b->dtype())) return;
     const Shape& s = b->shape();
     const int64_t K = s.rank() == 1 ? s[0] : s[s.rank() - 2];
     const int64_t N = s.rank() == 1 ? 1 : s[s.rank() - 1];
@@ -287,7 +262,7 @@ class IntegerMatMulKernel final : public Kernel {
     const Tensor& a = *ctx.input(in_.a);
     const Tensor& b = *ctx.input(in_.b);
     for (size_t i : {in_.a, in_.b})
-      if (!is_8bit(ctx.input(i)->dtype()))
+      if (!is_8bit_type(ctx.input(i)->dtype()))
         return kernel_error(ctx, describe_input(ctx, i, i == in_.a ? "A" : "B") + " must be int8 or uint8");
     SY_RETURN_IF_ERROR(check_zero_point_type(ctx, in_.a_zp, "a_zero_point", a, "A"));
     SY_RETURN_IF_ERROR(check_zero_point_type(ctx, in_.b_zp, "b_zero_point", b, "B"));
@@ -308,7 +283,7 @@ class IntegerMatMulKernel final : public Kernel {
       const size_t scales[] = {in_.a_scale, in_.b_scale, in_.y_scale};
       for (int i = 0; i < 3; ++i) SY_RETURN_IF_ERROR(check_scale_values(ctx, scales[i], names[i]));
       out_type = ctx.input(in_.y_zp)->dtype();
-      if (!is_8bit(out_type))
+      if (!is_8bit_type(out_type))
         return kernel_error(ctx, describe_input(ctx, in_.y_zp, "y_zero_point") + " must be int8 or uint8");
     }
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, out_type, d.out_shape));
@@ -703,7 +678,7 @@ class IntegerConvKernel final : public Kernel {
     }
     // W constant: its rows (one per output channel) packed once, here.
     const Tensor* w = ctx.constant_input(in_.w);
-    if (w == nullptr || w->shape().rank() < 3 || !is_8bit(w->dtype()) || w->shape()[0] <= 0) return;
+    if (w == nullptr || w->shape().rank() < 3 || !is_8bit_type(w->dtype()) || w->shape()[0] <= 0) return;
     const int64_t M = w->shape()[0];
     const int64_t K = w->num_elements() / M;
     if (!packed_w_.resize(static_cast<size_t>(std::max<int64_t>(1, M * qgemm_depth(K))))) return;
@@ -718,8 +693,8 @@ class IntegerConvKernel final : public Kernel {
     SY_RETURN_IF_ERROR(require_inputs(ctx, quantized_ ? 8 : 2, kQLinearConvNames, kConvIntegerNames));
     const Tensor& x = *ctx.input(in_.x);
     const Tensor& w = *ctx.input(in_.w);
-    if (!is_8bit(x.dtype())) return kernel_error(ctx, describe_input(ctx, in_.x, "x") + " must be int8 or uint8");
-    if (!is_8bit(w.dtype())) return kernel_error(ctx, describe_input(ctx, in_.w, "w") + " must be int8 or uint8");
+    if (!is_8bit_type(x.dtype())) return kernel_error(ctx, describe_input(ctx, in_.x, "x") + " must be int8 or uint8");
+    if (!is_8bit_type(w.dtype())) return kernel_error(ctx, describe_input(ctx, in_.w, "w") + " must be int8 or uint8");
     const Shape& xs = x.shape();
     const Shape& ws = w.shape();
     if (xs.rank() < 3 || ws.rank() != xs.rank())
@@ -923,7 +898,7 @@ class IntegerConvKernel final : public Kernel {
         return kernel_error(ctx, describe_input(ctx, scales[i], names[i]) + " must be float");
       SY_RETURN_IF_ERROR(check_scale_values(ctx, scales[i], names[i]));
     }
-    if (!is_8bit(ctx.input(in_.y_zp)->dtype()))
+    if (!is_8bit_type(ctx.input(in_.y_zp)->dtype()))
       return kernel_error(ctx, describe_input(ctx, in_.y_zp, "y_zero_point") + " must be int8 or uint8");
     const Tensor* bias = ctx.input(in_.bias);
     if (bias != nullptr && (bias->dtype() != DataType::kInt32 || bias->shape().rank() != 1 || bias->shape()[0] != M))

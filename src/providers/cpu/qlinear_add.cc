@@ -27,9 +27,7 @@ constexpr const char* kNames[] = {"A", "A_scale", "A_zero_point", "B", "B_scale"
 constexpr size_t kA = 0, kAScale = 1, kAZp = 2, kB = 3, kBScale = 4, kBZp = 5, kCScale = 6, kCZp = 7;
 
 // "input 4 (B_scale) [2] float", for messages.
-std::string describe_input(const KernelContext& ctx, size_t i) {
-  return "input " + std::to_string(i) + " (" + kNames[i] + ") " + ctx.input(i)->describe();
-}
+std::string describe_input(const KernelContext& ctx, size_t i) { return sy::describe_input(ctx, i, kNames[i]); }
 
 // Input i holds one value, of A's type (a zero point, B) or float (a scale).
 Status check_parameter(const KernelContext& ctx, size_t i, DataType want) {
