@@ -477,10 +477,6 @@ class ConvRows {
       // The rows and columns the windows reach, from the first pad on.
       h_.span = (h_.out - 1) * h_.stride + (h_.kernel - 1) * h_.dilation + 1;
       w_.span = (w_.out - 1) * w_.stride + (w_.kernel - 1) * w_.dilation + 1;
-      // Where each tap's window starts in a padded plane.
-      for (int64_t kh = 0; kh < h_.kernel; ++kh)
-        for (int64_t kw = 0; kw < w_.kernel; ++kw)
-          tap_offset_.push_back(kh * h_.dilation * w_.span + kw * w_.dilation);
       grid_ = h_.stride == 1 && w_.stride == 1;
     }
   }
@@ -492,6 +488,28 @@ class ConvRows {
   int64_t grid_positions() const { return h_.out * w_.span; }
   // The output's width, for dropping a grid's extra columns.
   int64_t out_width() const { return w_.out; }
+
+  // A tap of the window, stepped through in order by advance() so that
+  // filling a row divides nothing: its index, its column in the kernel, and
+  // where its run starts in a padded plane.
+  struct Tap {
+    int64_t index = 0, kw = 0, offset = 0;
+  };
+  // The next tap; after the last, the first again (of the next channel),
+  // and then true.
+  bool advance(Tap& t) const {
+    if (++t.index == g_.kernel_size()) {
+      t = Tap{};
+      return true;
+    }
+    if (++t.kw < w_.kernel) {
+      t.offset += w_.dilation;
+    } else {
+      t.kw = 0;
+      t.offset += h_.dilation * w_.span - (w_.kernel - 1) * w_.dilation;
+    }
+    return false;
+  }
 
   // The first position of a block, split per output row: computed once a
   // block, so that filling its rows divides nothing.
@@ -532,14 +550,14 @@ class ConvRows {
   // Row `tap` for positions [p0, p0 + np): a pointer into x's plane when it
   // holds the row as is, else `buf` (np + kSlack bytes) filled. `padded` is
   // the plane's padded copy (pad_planes), for ranks 1 and 2.
-  const uint8_t* row(const uint8_t* plane, const uint8_t* padded, int64_t tap, const Start& at, int64_t np,
+  const uint8_t* row(const uint8_t* plane, const uint8_t* padded, const Tap& tap, const Start& at, int64_t np,
                      uint8_t pad, uint8_t* buf) const {
     if (direct_) return plane + at.p0;
-    if (grid_) return padded + tap_offset_[static_cast<size_t>(tap)] + at.p0;
+    if (grid_) return padded + tap.offset + at.p0;
     if (padded_) {
-      fill_from_padded(padded + tap_offset_[static_cast<size_t>(tap)], at, np, buf);
+      fill_from_padded(padded + tap.offset, at, np, buf);
     } else {
-      fill_any(plane, tap, at.p0, np, pad, buf);
+      fill_any(plane, tap.index, at.p0, np, pad, buf);
     }
     return buf;
   }
@@ -605,7 +623,6 @@ class ConvRows {
   bool padded_ = false;
   bool grid_ = false;
   Dim h_{}, w_{};
-  std::vector<int64_t> tap_offset_;
 };
 
 // Output positions [p0, p0 + np) of the integer im2col of one group of x
@@ -614,12 +631,13 @@ class ConvRows {
 // sums[j] gets column j's sum; `rows` holds 4 * kMaxColumnBlock bytes and
 // ConvRows::kSlack more; `padded` is the group's padded planes, if any.
 void pack_conv_columns(const uint8_t* x, const uint8_t* padded, const ConvRows& conv_rows, int64_t in_size,
-                       int64_t taps, int64_t p0, int64_t np, uint8_t pad, uint8_t flip, int64_t K, uint8_t* rows,
-                       int8_t* out, int32_t* sums) {
+                       int64_t p0, int64_t np, uint8_t pad, uint8_t flip, int64_t K, uint8_t* rows, int8_t* out,
+                       int32_t* sums) {
   const int64_t K4 = qgemm_depth(K);
   std::fill(sums, sums + np, 0);
   const ConvRows::Start at = conv_rows.start(p0);
-  int64_t c = 0, tap = 0;  // row k = c * taps + tap, counted rather than divided
+  int64_t c = 0;  // row k = c * taps + tap, counted rather than divided
+  ConvRows::Tap tap;
   for (int64_t k0 = 0; k0 < K4; k0 += 4) {
     const uint8_t* quad[4];
     for (int64_t i = 0; i < 4; ++i) {
@@ -629,10 +647,7 @@ void pack_conv_columns(const uint8_t* x, const uint8_t* padded, const ConvRows& 
       }
       quad[i] = conv_rows.row(x + c * in_size, padded + c * conv_rows.padded_plane_bytes(), tap, at, np, pad,
                               rows + i * kMaxColumnBlock);
-      if (++tap == taps) {
-        tap = 0;
-        ++c;
-      }
+      if (conv_rows.advance(tap)) ++c;
     }
     qgemm_pack_b_quad(quad, np, flip, K4, out + k0 * kQgemmPanel, sums);
   }
@@ -838,8 +853,8 @@ class IntegerConvKernel final : public Kernel {
         const int64_t p0 = (pu % blocks) * block, np = std::min(block, Pc - p0);
         if (pu != packed_unit) {
           const int64_t plane0 = img * C + gi * Cg;
-          pack_conv_columns(xd + plane0 * in_size, padded + plane0 * plane_bytes, conv_rows, in_size, g.kernel_size(),
-                            p0, np, pad, flip, K, rows, cols, sums);
+          pack_conv_columns(xd + plane0 * in_size, padded + plane0 * plane_bytes, conv_rows, in_size, p0, np, pad,
+                            flip, K, rows, cols, sums);
           if (uniform)
             for (int64_t j = 0; j < np; ++j) col_term[j] = wrap_mul(w_zp[0], sums[j]);
           packed_unit = pu;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "core/cpu_features.h"
 
@@ -68,24 +67,21 @@ QgemmVariant qgemm_best_variant() {
 void qgemm_pack_b(const uint8_t* b, int64_t row_stride, int64_t col_stride, int64_t K, int64_t N, uint8_t flip,
                   int8_t* out, int32_t* col_sums) {
   const int64_t K4 = qgemm_depth(K);
+  std::fill(col_sums, col_sums + N, 0);
   if (col_stride == 1) {
-    std::vector<int32_t> ignored(col_sums == nullptr ? static_cast<size_t>(N) : 0);
-    int32_t* sums = col_sums != nullptr ? col_sums : ignored.data();
-    std::fill(sums, sums + N, 0);
     for (int64_t k0 = 0; k0 < K4; k0 += 4) {
       const uint8_t* rows[4];
       for (int64_t i = 0; i < 4; ++i) rows[i] = k0 + i < K ? b + (k0 + i) * row_stride : nullptr;
-      qgemm_pack_b_quad(rows, N, flip, K4, out + k0 * kQgemmPanel, sums);
+      qgemm_pack_b_quad(rows, N, flip, K4, out + k0 * kQgemmPanel, col_sums);
     }
     return;
   }
   std::memset(out, 0, static_cast<size_t>(qgemm_packed_b_bytes(K, N)));
-  if (col_sums != nullptr) std::fill(col_sums, col_sums + N, 0);
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) {
       const auto v = static_cast<int8_t>(b[k * row_stride + n * col_stride] ^ flip);
       out[qgemm_packed_offset(K4, k, n)] = v;
-      if (col_sums != nullptr) col_sums[n] += v;
+      col_sums[n] += v;
     }
 }
 

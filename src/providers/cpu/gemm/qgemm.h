@@ -74,8 +74,8 @@ class QgemmPacked {
 
 // Packs B, element (k, n) read as the byte b[k * row_stride + n * col_stride]
 // xor `flip` (0x80 for uint8 data, 0 for int8), into `out`
-// (qgemm_packed_b_bytes). When `col_sums` is given, col_sums[n] gets the sum
-// of column n as packed (int8).
+// (qgemm_packed_b_bytes); col_sums[n] gets the sum of column n as packed
+// (int8), which the zero points need.
 void qgemm_pack_b(const uint8_t* b, int64_t row_stride, int64_t col_stride, int64_t K, int64_t N, uint8_t flip,
                   int8_t* out, int32_t* col_sums);
 
