@@ -211,9 +211,7 @@ def agreement(model: str, a) -> dict:
             file = re.sub(r"[^A-Za-z0-9_.-]", "_", name or "_")
             file = "_" + file[1:] if file.startswith(".") else file
             mine = np.load(os.path.join(tmp, "sy", file + ".npy")).astype(np.float64)
-            # onnxruntime-node hands float16 data over as its bits.
-            theirs = (np.asarray(t["data"], dtype=np.uint16).view(np.float16) if t["type"] == "float16"
-                      else np.asarray(t["data"])).astype(np.float64).reshape(t["dims"])
+            theirs = np.asarray(t["data"], dtype=np.float64).reshape(t["dims"])
             if mine.shape != theirs.shape:
                 out[name] = {"error": f"shapes {list(mine.shape)} and {list(theirs.shape)}"}
                 continue

@@ -6,7 +6,8 @@
 //        [--input NAME=FILE.npy ...] [--profile PREFIX] [--outputs FILE.json]
 //
 // --outputs writes the first run's outputs to FILE.json as
-// {name: {type, dims, data}}, for checks that compare them with Switchyard's
+// {name: {type, dims, data}} (data as numbers, float16 decoded), for checks
+// that compare them with Switchyard's
 // (tests/python/test_quantization.py).
 // --profile turns on ONNX Runtime's profiler (its trace goes to
 // PREFIX_<date>.json) and adds to the JSON line the timed runs' kernel
@@ -22,6 +23,17 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
+
+// The value of a float16 given as its bits (onnxruntime-node hands float16
+// outputs over that way), so that --outputs writes numbers for every type.
+function halfToNumber(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
 
 function usage(message) {
   if (message) process.stderr.write(`error: ${message}\n`);
@@ -183,7 +195,8 @@ async function main() {
   if (args.outputs) {
     const out = {};
     for (const [name, t] of Object.entries(firstResults)) {
-      out[name] = { type: t.type, dims: t.dims, data: Array.from(t.data, (v) => Number(v)) };
+      const value = t.type === 'float16' ? halfToNumber : (v) => Number(v);
+      out[name] = { type: t.type, dims: t.dims, data: Array.from(t.data, value) };
     }
     fs.writeFileSync(args.outputs, JSON.stringify(out));
   }
