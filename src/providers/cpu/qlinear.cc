@@ -24,6 +24,7 @@
 
 #include "providers/cpu/conv/conv_util.h"
 #include "providers/cpu/copy_util.h"
+#include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/gemm/qgemm.h"
 #include "providers/cpu/gemm/qgemm_epilogue.h"
 #include "providers/cpu/matmul_dims.h"
@@ -175,14 +176,6 @@ struct Epilogue {
   int32_t y_zp = 0;
 };
 
-// Wrapping int32 products and sums: exact whenever the true result fits.
-inline int32_t wrap_mul(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-}
-inline int32_t wrap_sub(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
-}
-
 void requant_tile(const int32_t* tile, int64_t m0, int64_t rows, int64_t n0, int64_t cols, const void* arg) {
   const Epilogue& e = *static_cast<const Epilogue*>(arg);
   static const QgemmEpilogueSimd& simd = qgemm_epilogue_simd();
@@ -319,8 +312,7 @@ class IntegerMatMulKernel final : public Kernel {
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t raw = za == nullptr ? 0 : int8_at(*za, parameter_index(a_zk, r / M, r % M, M));
         a_zp[r] = a_side_zero_point(static_cast<int32_t>(raw), a.dtype());
-        a_term[r] = static_cast<int32_t>(static_cast<uint32_t>(a_term[r]) -
-                                         static_cast<uint32_t>(K) * static_cast<uint32_t>(a_zp[r]));
+        a_term[r] = wrap_sub(a_term[r], wrap_mul(static_cast<int32_t>(K), a_zp[r]));
       }
     });
     const Tensor* zb = ctx.input(in_.b_zp);
@@ -797,8 +789,7 @@ class IntegerConvKernel final : public Kernel {
     for (int64_t m = 0; m < M; ++m) {
       const int32_t raw = wz == nullptr ? 0 : int8_at(*wz, wz->num_elements() == 1 ? 0 : m);
       w_zp[m] = a_side_zero_point(raw, w.dtype());
-      w_term[m] = static_cast<int32_t>(static_cast<uint32_t>(w_sums[m]) -
-                                       static_cast<uint32_t>(K) * static_cast<uint32_t>(w_zp[m]));
+      w_term[m] = wrap_sub(w_sums[m], wrap_mul(static_cast<int32_t>(K), w_zp[m]));
     }
     const Tensor* xz = ctx.input(in_.x_zp);
     const int32_t x_zp_raw = xz == nullptr ? 0 : int8_at(*xz, 0);
