@@ -7,13 +7,14 @@
 #include "providers/cpu/conv/blocked_layout.h"
 
 namespace sy::cpu {
-namespace {
 
 std::string ints_string(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
+
+namespace {
 
 // n / stride for n >= 0, without a division for strides 1 and 2: a 64-bit
 // division costs tens of cycles, and im2col of a small map with many

@@ -24,6 +24,9 @@ using provider_sdk::WindowDim;
 
 inline constexpr int kMaxSpatialDims = 6;
 
+// "[1,2,3]", for error messages about window attributes.
+std::string ints_string(const std::vector<int64_t>& v);
+
 // Window attributes as written on the node; empty lists mean defaults.
 struct WindowAttributes {
   AutoPad auto_pad = AutoPad::kNotSet;
