@@ -55,6 +55,27 @@ ProductShape product_shape(int64_t mg, int64_t taps, int64_t cg, int64_t in_size
   return p;
 }
 
+// out[iw * stride] += src[iw] for iw in [iw0, iw1).
+void add_strided(float* out, const float* src, int64_t iw0, int64_t iw1, int64_t stride) {
+  if (stride == 1) {
+    for (int64_t iw = iw0; iw < iw1; ++iw) out[iw] += src[iw];
+  } else {
+    for (int64_t iw = iw0; iw < iw1; ++iw) out[iw * stride] += src[iw];
+  }
+}
+
+// The K taps of a K-wide, stride-K window (the 2x2 and 4x4 upsamplers)
+// cover a run of the line without overlap: out[(iw - iw0) * K + tw] +=
+// src[tw][iw]. Written as one loop over the run so that it vectorizes.
+constexpr int kMaxInterleave = 4;
+template <int K>
+void add_interleaved(float* out, const float* const* src, int64_t iw0, int64_t iw1) {
+  for (int64_t iw = iw0; iw < iw1; ++iw) {
+    for (int tw = 0; tw < K; ++tw) out[tw] += src[tw][iw];
+    out += K;
+  }
+}
+
 // What the col2im of one chunk reads and writes.
 struct Col2ImArgs {
   const WindowGeometry* g = nullptr;
@@ -64,7 +85,21 @@ struct Col2ImArgs {
   const float* bias = nullptr;  // the group's Mg values, or nullptr
   bool first_chunk = false;     // write the bias (or zero) before adding
   int64_t taps = 0;
+  // For each tap tw along the last dim, the input positions [lo, hi) whose
+  // output iw * stride + tw * dilation - pad_begin lies on the line.
+  const int64_t* tap_lo = nullptr;
+  const int64_t* tap_hi = nullptr;
+  // log2 of each dim's stride when it is a power of two, else -1: the
+  // per-line landing test divides by the stride, which a shift does faster.
+  int stride_log2[kMaxSpatialDims] = {};
 };
+
+// n / stride when stride divides n (with log2 the stride's log2 or -1),
+// else -1.
+int64_t exact_quotient(int64_t n, int64_t stride, int log2) {
+  if (log2 >= 0) return (n & (stride - 1)) == 0 ? n >> log2 : -1;
+  return n % stride == 0 ? n / stride : -1;
+}
 
 // Adds the chunk into the output lines [line0, line1) of channel m.
 void col2im_lines(const Col2ImArgs& a, int64_t m, int64_t line0, int64_t line1) {
@@ -77,26 +112,28 @@ void col2im_lines(const Col2ImArgs& a, int64_t m, int64_t line0, int64_t line1) 
   const int64_t outer_taps = a.taps / k_last;
   const int64_t width = a.p1 - a.p0;
   const float* channel_cols = a.cols + m * a.taps * width;
+  // The first line's coordinates in the outer dims, then counted up.
+  int64_t oc[kMaxSpatialDims] = {};
+  for (int64_t d = last - 1, rest = line0; d >= 0; --d) {
+    oc[d] = rest % g.out[d];
+    rest /= g.out[d];
+  }
   for (int64_t line = line0; line < line1; ++line) {
     float* dst = a.y + (m * out_lines + line) * out_last;
     if (a.first_chunk) std::fill(dst, dst + out_last, a.bias != nullptr ? a.bias[m] : 0.0f);
-    // The line's coordinates in the outer dims, last outer dim fastest.
-    int64_t oc[kMaxSpatialDims] = {};
-    for (int64_t d = last - 1, rest = line; d >= 0; --d) {
-      oc[d] = rest % g.out[d];
-      rest /= g.out[d];
-    }
+    int64_t tc[kMaxSpatialDims] = {};  // the outer tap's coordinates, counted up
     for (int64_t t = 0; t < outer_taps; ++t) {
       // The input line this outer tap brings here, if any.
       int64_t in_line = 0;
       bool lands = true;
-      for (int64_t d = 0, rest = t, span = outer_taps; d < last && lands; ++d) {
-        span /= g.kernel[d];
-        const int64_t td = rest / span;
-        rest %= span;
-        const int64_t num = oc[d] + g.pad_begin[d] - td * g.dilation[d];
-        if (num < 0 || num % g.stride[d] != 0 || num / g.stride[d] >= g.in[d]) lands = false;
-        in_line = in_line * g.in[d] + num / g.stride[d];
+      for (int d = 0; d < last && lands; ++d) {
+        const int64_t i = exact_quotient(oc[d] + g.pad_begin[d] - tc[d] * g.dilation[d], g.stride[d], a.stride_log2[d]);
+        lands = i >= 0 && i < g.in[d];
+        in_line = in_line * g.in[d] + i;
+      }
+      for (int d = last - 1; d >= 0; --d) {
+        if (++tc[d] < g.kernel[d]) break;
+        tc[d] = 0;
       }
       if (!lands) continue;
       // The part of that input line inside the chunk.
@@ -104,20 +141,45 @@ void col2im_lines(const Col2ImArgs& a, int64_t m, int64_t line0, int64_t line1) 
       const int64_t iw_chunk0 = std::max<int64_t>(0, a.p0 - line_start);
       const int64_t iw_chunk1 = std::min(in_last, a.p1 - line_start);
       if (iw_chunk0 >= iw_chunk1) continue;
+      // Each inner tap's valid input range: ow = iw * s + tw * d - pb must
+      // lie in [0, out_last).
+      int64_t iw0[kMaxInterleave] = {}, iw1[kMaxInterleave] = {};
+      const float* src[kMaxInterleave] = {};
+      const bool interleave = s_last == k_last && d_last == 1 && (k_last == 2 || k_last == 4);
+      int64_t mid0 = iw_chunk0, mid1 = iw_chunk1;
       for (int64_t tw = 0; tw < k_last; ++tw) {
-        // ow = iw * s + tw * d - pb must lie in [0, out_last).
         const int64_t shift = tw * d_last - pb_last;
-        const int64_t iw0 = std::max(iw_chunk0, ceil_div(-shift, s_last));
-        const int64_t iw1 = std::min(iw_chunk1, floor_div(out_last - 1 - shift, s_last) + 1);
-        if (iw0 >= iw1) continue;
-        const float* src = channel_cols + (t * k_last + tw) * width + (line_start - a.p0);
-        float* out = dst + shift;
-        if (s_last == 1) {
-          for (int64_t iw = iw0; iw < iw1; ++iw) out[iw] += src[iw];
-        } else {
-          for (int64_t iw = iw0; iw < iw1; ++iw) out[iw * s_last] += src[iw];
+        const int64_t lo = std::max(iw_chunk0, a.tap_lo[tw]);
+        const int64_t hi = std::min(iw_chunk1, a.tap_hi[tw]);
+        const float* from = channel_cols + (t * k_last + tw) * width + (line_start - a.p0);
+        if (!interleave) {
+          if (lo < hi) add_strided(dst + shift, from, lo, hi, s_last);
+          continue;
         }
+        iw0[tw] = lo;
+        iw1[tw] = hi;
+        src[tw] = from;
+        mid0 = std::max(mid0, lo);
+        mid1 = std::min(mid1, hi);
       }
+      if (!interleave) continue;
+      // Where every tap lands, the taps' rows interleave into one run of
+      // the line; the few positions at the ends take the strided loop.
+      if (mid0 >= mid1) mid0 = mid1 = iw_chunk0;
+      float* run = dst + mid0 * k_last - pb_last;
+      if (k_last == 2)
+        add_interleaved<2>(run, src, mid0, mid1);
+      else
+        add_interleaved<4>(run, src, mid0, mid1);
+      for (int64_t tw = 0; tw < k_last; ++tw) {
+        const int64_t shift = tw - pb_last;
+        if (iw0[tw] < std::min(mid0, iw1[tw])) add_strided(dst + shift, src[tw], iw0[tw], std::min(mid0, iw1[tw]), s_last);
+        if (std::max(mid1, iw0[tw]) < iw1[tw]) add_strided(dst + shift, src[tw], std::max(mid1, iw0[tw]), iw1[tw], s_last);
+      }
+    }
+    for (int d = last - 1; d >= 0; --d) {
+      if (++oc[d] < g.out[d]) break;
+      oc[d] = 0;
     }
   }
 }
@@ -224,11 +286,21 @@ class ConvTransposeKernel final : public Kernel {
     const GemmPlan last_plan = gemm_plans(ctx).get(p.rows, p.last(), p.depth, &pool);
     ScratchCarver carver;
     const size_t cols_at = carver.add<float>(p.rows * p.chunk);
+    const int64_t k_last = g.kernel[g.rank - 1];
+    const size_t taps_at = carver.add<int64_t>(2 * k_last);
     const size_t gemm_at = carver.add<char>(
         static_cast<int64_t>(std::max(chunk_plan.workspace_bytes, last_plan.workspace_bytes)));
     SY_ASSIGN_OR_RETURN(void* scratch, ctx.scratch(carver.total()));
     float* cols = ScratchCarver::pointer<float>(scratch, cols_at);
     void* gemm_ws = ScratchCarver::pointer<char>(scratch, gemm_at);
+    int64_t* tap_lo = ScratchCarver::pointer<int64_t>(scratch, taps_at);
+    int64_t* tap_hi = tap_lo + k_last;
+    const int64_t s_last = g.stride[g.rank - 1], out_last = g.out[g.rank - 1];
+    for (int64_t tw = 0; tw < k_last; ++tw) {
+      const int64_t shift = tw * g.dilation[g.rank - 1] - g.pad_begin[g.rank - 1];
+      tap_lo[tw] = ceil_div(-shift, s_last);
+      tap_hi[tw] = floor_div(out_last - 1 - shift, s_last) + 1;
+    }
 
     const int64_t out_lines = out_size / g.out[g.rank - 1];
     const int64_t line_grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, g.out[g.rank - 1] * taps));
@@ -242,6 +314,10 @@ class ConvTransposeKernel final : public Kernel {
         args.y = y->data<float>() + (n * M + gi * mg) * out_size;
         args.bias = bias != nullptr ? bias + gi * mg : nullptr;
         args.taps = taps;
+        args.tap_lo = tap_lo;
+        args.tap_hi = tap_hi;
+        for (int d = 0; d < g.rank; ++d)
+          args.stride_log2[d] = (g.stride[d] & (g.stride[d] - 1)) == 0 ? __builtin_ctzll(static_cast<uint64_t>(g.stride[d])) : -1;
         for (int64_t p0 = 0; p0 < in_size; p0 += p.chunk) {
           const int64_t width = std::min(p.chunk, in_size - p0);
           const GemmPlan& plan = width == p.chunk ? chunk_plan : last_plan;
