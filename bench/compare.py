@@ -40,8 +40,8 @@ NODE_DIR = os.path.join(HERE, ".node")
 TOOLS = ["switchyard", "switchyard-cuda-cpu", "ort", "torch"]
 TOOL_TITLES = {"switchyard": "Switchyard", "switchyard-cuda-cpu": "Switchyard cuda,cpu", "ort": "ORT",
                "torch": "PyTorch"}
-MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "resnet50_fp16", "bert_fp16", "resnet50_int8",
-          "bert_int8"]
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "textdet", "resnet50_fp16", "bert_fp16",
+          "resnet50_int8", "bert_int8"]
 # The reduced-precision models (bench/models/to_fp16.py and
 # quantize_models.py): their accuracy against float32
 # (bench/models/accuracy.py) and whether the two runtimes agree on them go

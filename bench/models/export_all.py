@@ -18,7 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad"]
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "textdet"]
 # Models also written in float16 (to_fp16.py) as <model>_fp16, with their
 # float inputs in float16 and the float32 model's outputs as the reference.
 FP16_MODELS = ["resnet50", "bert"]
