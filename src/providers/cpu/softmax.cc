@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/softmax.h"
 #include "providers/cpu/softmax_simd.h"
 #include "providers/kernel.h"
 
@@ -123,6 +124,26 @@ void normalize_columns(const T* x, T* y, int64_t n, int64_t inner, int64_t w) {
   }
 }
 
+// x seen as [outer, n, inner], normalised along n into y.
+template <Mode kMode, typename T>
+void normalize_along(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, ThreadPool& pool) {
+  if (inner == 1) {
+    parallel_range(pool, outer, std::max<int64_t>(1, kMathChunk / n), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) normalize_row<kMode>(x + o * n, y + o * n, n);
+    });
+    return;
+  }
+  const int64_t tiles = (inner + kTile - 1) / kTile;
+  parallel_range(pool, outer * tiles, std::max<int64_t>(1, kMathChunk / (n * kTile)), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / tiles;
+      const int64_t c0 = (t % tiles) * kTile;
+      const int64_t offset = o * n * inner + c0;
+      normalize_columns<kMode>(x + offset, y + offset, n, inner, std::min(kTile, inner - c0));
+    }
+  });
+}
+
 template <Mode kMode>
 class SoftmaxKernel final : public Kernel {
  public:
@@ -148,24 +169,7 @@ class SoftmaxKernel final : public Kernel {
     if (x->num_elements() == 0) return ok_status();
     const bool handled = visit_type(FloatTypes{}, x->dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const T* xd = x->data<T>();
-      T* yd = y->data<T>();
-      if (inner == 1) {
-        parallel_range(ctx.thread_pool(), outer, std::max<int64_t>(1, kMathChunk / n), [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o) normalize_row<kMode>(xd + o * n, yd + o * n, n);
-        });
-        return;
-      }
-      const int64_t tiles = (inner + kTile - 1) / kTile;
-      parallel_range(ctx.thread_pool(), outer * tiles, std::max<int64_t>(1, kMathChunk / (n * kTile)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t t = b; t < e; ++t) {
-                         const int64_t o = t / tiles;
-                         const int64_t c0 = (t % tiles) * kTile;
-                         const int64_t offset = o * n * inner + c0;
-                         normalize_columns<kMode>(xd + offset, yd + offset, n, inner, std::min(kTile, inner - c0));
-                       }
-                     });
+      normalize_along<kMode>(x->data<T>(), y->data<T>(), outer, n, inner, ctx.thread_pool());
     });
     if (!handled)
       return kernel_error(ctx, "input 0 has unsupported type " + std::string(data_type_name(x->dtype())));
@@ -186,6 +190,15 @@ constexpr KernelDef kSoftmaxKernels[] = {
 };
 
 }  // namespace
+
+bool log_softmax_along(DataType dtype, const void* x, void* y, int64_t outer, int64_t n, int64_t inner,
+                       ThreadPool& pool) {
+  return visit_type(FloatTypes{}, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (outer == 0 || n == 0 || inner == 0) return;
+    normalize_along<Mode::kLogSoftmax>(static_cast<const T*>(x), static_cast<T*>(y), outer, n, inner, pool);
+  });
+}
 
 std::span<const KernelDef> softmax_kernels() { return kSoftmaxKernels; }
 
