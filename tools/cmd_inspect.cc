@@ -6,6 +6,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "model/loader.h"
+#include "model/resolve.h"
 
 namespace sy::cli {
 namespace {
@@ -49,6 +50,11 @@ int cmd_inspect(int argc, char** argv) {
             << " initializers\n  ops:";
   for (const auto& [op, n] : histogram) std::cout << " " << op << " x" << n;
   std::cout << "\n";
+  // Nodes of opsets 1-6 that load as newer op versions (model/version_adapter.h).
+  if (resolve(*model->graph).ok() && !model->graph->version_adaptations.empty()) {
+    std::cout << "  adapted from old op versions (" << model->graph->version_adaptations.size() << " nodes):\n";
+    for (const std::string& line : model->graph->version_adaptations) std::cout << "    " << line << "\n";
+  }
 
   auto options = session_options_from(*parsed);
   if (!options.ok()) {

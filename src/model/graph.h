@@ -181,6 +181,9 @@ class Graph {
   // nodes placed on it, and add_node() places new nodes on it. -1 (every
   // node) otherwise.
   int rewrite_scope = -1;
+  // What the version adapters (model/version_adapter.h) changed, a line
+  // per node, for `switchyard inspect`.
+  std::vector<std::string> version_adaptations;
 
   // -1 when absent.
   ValueId find_value(const std::string& value_name) const;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "model/saver.h"
+#include "model/version_adapter.h"
 #include "schema/fused.h"
 #include "schema/op_versions.h"
 #include "schema/schema.h"
@@ -182,6 +183,10 @@ Status infer_types(Graph& graph) {
   SY_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.topological_order());
   std::vector<ValueType> outputs;
   for (NodeId id : order) {
+    // An opset 1-6 node becomes the version the kernels run, now that its
+    // inputs' types are known (it may add a node: references into
+    // graph.nodes are taken after).
+    SY_RETURN_IF_ERROR(adapt_old_version(graph, id));
     Node& node = graph.nodes[static_cast<size_t>(id)];
     const OpSchema* schema = find_schema(node.domain, node.op_type, node.since_version);
     for (Attribute& a : node.attributes) {
