@@ -1,7 +1,7 @@
-// Conv, pooling and Attention schemas. Output spatial dims follow the ONNX
-// formulas (explicit pads with floor or ceil, SAME_UPPER/SAME_LOWER, VALID); a
-// dim is computed when the input's is known, the batch dim (symbolic or not)
-// is carried over.
+// Conv, pooling (max, average, Lp, global) and Attention schemas. Output
+// spatial dims follow the ONNX formulas (explicit pads with floor or ceil,
+// SAME_UPPER/SAME_LOWER, VALID); a dim is computed when the input's is
+// known, the batch dim (symbolic or not) is carried over.
 #include <string>
 #include <vector>
 
@@ -151,6 +151,15 @@ Status infer_max_pool(InferenceContext& ctx) {
 }
 
 Status infer_average_pool(InferenceContext& ctx) { return infer_pool(ctx, ctx.opset() >= 10); }
+
+Status infer_lp_pool(InferenceContext& ctx) {
+  // p is a float in version 1 and an int from 2 on.
+  const Node& n = ctx.node();
+  const double p = ctx.opset() < 2 ? static_cast<double>(n.attr_float("p", 2.0f))
+                                   : static_cast<double>(n.attr_int("p", 2));
+  if (!(p > 0)) return ctx.error("attribute p must be positive, got " + std::to_string(p));
+  return infer_pool(ctx, ctx.opset() >= 18);
+}
 
 Status infer_global_pool(InferenceContext& ctx) {
   const ValueType* x = ctx.input_type(0);
@@ -337,6 +346,12 @@ const OpSchema kNnSchemas[] = {
     {"", "MaxPool", 1, 1, 1, 1, 1, &infer_max_pool},
     {"", "MaxPool", 8, 1, 1, 1, 2, &infer_max_pool},
     {"", "AveragePool", 1, 1, 1, 1, 1, &infer_average_pool},
+    // 2 makes p an int; 18 adds ceil_mode and dilations; 22 adds bfloat16.
+    {"", "LpPool", 1, 1, 1, 1, 1, &infer_lp_pool},
+    {"", "LpPool", 2, 1, 1, 1, 1, &infer_lp_pool},
+    {"", "LpPool", 11, 1, 1, 1, 1, &infer_lp_pool},
+    {"", "LpPool", 18, 1, 1, 1, 1, &infer_lp_pool},
+    {"", "LpPool", 22, 1, 1, 1, 1, &infer_lp_pool},
     {"", "GlobalAveragePool", 1, 1, 1, 1, 1, &infer_global_pool},
     {"", "GlobalMaxPool", 1, 1, 1, 1, 1, &infer_global_pool},
     // 24 adds nonpad_kv_seqlen (input 6); 25 adds left/right_window_size.

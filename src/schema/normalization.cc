@@ -53,10 +53,8 @@ Status infer_layer_norm(InferenceContext& ctx) {
   SY_RETURN_IF_ERROR(infer_same_as_input0(ctx));
   int64_t axis = 0;
   SY_RETURN_IF_ERROR(check_axis(ctx, ctx.node().attr_int("axis", -1), false, axis));
+  SY_RETURN_IF_ERROR(check_stash_type(ctx));
   const int64_t stash = ctx.node().attr_int("stash_type", 1);
-  if (stash != 1 && stash != 11 && stash != 16)
-    return ctx.error("attribute stash_type must be 1 (float), 11 (double) or 16 (bfloat16), got " +
-                     std::to_string(stash));
   const ValueType* x = ctx.input_type(0);
   for (size_t i = 1; i < ctx.num_outputs() && i < 3; ++i) {
     ValueType t = ValueType::tensor(static_cast<DataType>(stash));

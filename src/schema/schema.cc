@@ -159,6 +159,14 @@ int64_t known_count(const ValueType* t) {
   return n;
 }
 
+Status check_stash_type(const InferenceContext& ctx) {
+  const int64_t stash = ctx.node().attr_int("stash_type", 1);
+  if (stash != 1 && stash != 11 && stash != 16)
+    return ctx.error("attribute stash_type must be 1 (float), 11 (double) or 16 (bfloat16), got " +
+                     std::to_string(stash));
+  return ok_status();
+}
+
 Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what) {
   if (axis < -rank || axis >= rank)
     return ctx.error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +

@@ -90,6 +90,9 @@ Status check_input_dtype(const InferenceContext& ctx, size_t i, const char* name
 // The number of elements of a tensor type whose dims are all known, else
 // -1 (also for nullptr, an omitted input).
 int64_t known_count(const ValueType* t);
+// The stash_type attribute of the normalizations that have one (default 1):
+// an error unless it is 1 (float), 11 (double) or 16 (bfloat16).
+Status check_stash_type(const InferenceContext& ctx);
 // Maps `axis` in [-rank, rank) to [0, rank); an error naming `what` when
 // out of range.
 Status normalize_axis(const InferenceContext& ctx, int64_t& axis, int64_t rank, const char* what = "axis");

@@ -543,18 +543,24 @@ inline compute_t<T> row_max(const T* x, int64_t n) {
   return r;
 }
 
+// sum over i of f(x[i]), each x[i] widened to W and summed in W: double
+// for statistics a kernel keeps in double whatever the input type.
+template <typename W, typename T, typename F>
+inline W row_sum_as(const T* x, int64_t n, F&& f) {
+  W acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += f(static_cast<W>(load(x[i + k])));
+  for (; i < n; ++i) acc[0] += f(static_cast<W>(load(x[i])));
+  W r = W{0};
+  for (int k = 0; k < kLanes; ++k) r += acc[k];
+  return r;
+}
+
 // sum over i of f(load(x[i])).
 template <typename T, typename F>
 inline compute_t<T> row_sum(const T* x, int64_t n, F&& f) {
-  using C = compute_t<T>;
-  C acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) acc[k] += f(load(x[i + k]));
-  for (; i < n; ++i) acc[0] += f(load(x[i]));
-  C r = C{0};
-  for (int k = 0; k < kLanes; ++k) r += acc[k];
-  return r;
+  return row_sum_as<compute_t<T>>(x, n, f);
 }
 
 }  // namespace sy::cpu

@@ -13,6 +13,7 @@
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/layer_norm_simd.h"
+#include "providers/cpu/norm_attributes.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
@@ -182,16 +183,7 @@ void layer_norm_rows(const T* x, T* y, int64_t rows, int64_t n, const TP* scale,
 class LayerNormKernel final : public Kernel {
  public:
   LayerNormKernel(const KernelCreateContext& ctx, Status& status) {
-    axis_ = ctx.node().attr_int("axis", -1);
-    epsilon_ = ctx.node().attr_float("epsilon", 1e-5f);
-    const int64_t stash = ctx.node().attr_int("stash_type", 1);
-    if (stash != static_cast<int64_t>(DataType::kFloat) && stash != static_cast<int64_t>(DataType::kDouble) &&
-        stash != static_cast<int64_t>(DataType::kBfloat16)) {
-      status = ctx.error("attribute stash_type must be 1 (float), 11 (double) or 16 (bfloat16), got " +
-                         std::to_string(stash));
-      return;
-    }
-    stash_ = static_cast<DataType>(stash);
+    status = attrs_.read(ctx);
   }
 
   Status run(KernelContext& ctx) const override {
@@ -200,12 +192,7 @@ class LayerNormKernel final : public Kernel {
     const Tensor* bias = ctx.input(2);
     if (x == nullptr || scale == nullptr) return kernel_error(ctx, "inputs X and Scale are required");
     const Shape& shape = x->shape();
-    const auto rank = static_cast<int64_t>(shape.rank());
-    int64_t axis = axis_;
-    if (!normalize_axis(axis, rank))
-      return kernel_error(ctx, "axis " + std::to_string(axis_) + " is out of range for X of rank " +
-                                   std::to_string(rank));
-    const auto ax = static_cast<size_t>(axis);
+    SY_ASSIGN_OR_RETURN(const size_t ax, attrs_.first_axis(ctx, shape));
     const int64_t rows = shape.size_to(ax);
     const int64_t n = shape.size_from(ax);
     for (const Tensor* p : {scale, bias}) {
@@ -215,7 +202,7 @@ class LayerNormKernel final : public Kernel {
                                      ", got " + p->describe());
       if (p->num_elements() != n && p->num_elements() != 1)
         return kernel_error(ctx, "Scale and B must have the normalized shape (" + std::to_string(n) +
-                                     " elements, X " + shape.to_string() + " from axis " + std::to_string(axis) +
+                                     " elements, X " + shape.to_string() + " from axis " + std::to_string(ax) +
                                      "), got " + p->describe());
     }
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x->dtype(), shape));
@@ -225,10 +212,10 @@ class LayerNormKernel final : public Kernel {
     Tensor* mean_t = nullptr;
     Tensor* inv_t = nullptr;
     if (ctx.num_outputs() > 1 && ctx.output_requested(1)) {
-      SY_ASSIGN_OR_RETURN(mean_t, ctx.allocate_output(1, stash_, stat_shape));
+      SY_ASSIGN_OR_RETURN(mean_t, ctx.allocate_output(1, attrs_.stash, stat_shape));
     }
     if (ctx.num_outputs() > 2 && ctx.output_requested(2)) {
-      SY_ASSIGN_OR_RETURN(inv_t, ctx.allocate_output(2, stash_, stat_shape));
+      SY_ASSIGN_OR_RETURN(inv_t, ctx.allocate_output(2, attrs_.stash, stat_shape));
     }
     if (x->num_elements() == 0) return ok_status();
     Status status;
@@ -239,7 +226,7 @@ class LayerNormKernel final : public Kernel {
       // the two differ they go through scratch.
       W* mean_buf = nullptr;
       W* inv_buf = nullptr;
-      const bool direct = stash_ == DataTypeOf<W>::value;
+      const bool direct = attrs_.stash == DataTypeOf<W>::value;
       if (mean_t != nullptr || inv_t != nullptr) {
         if (direct) {
           mean_buf = mean_t ? mean_t->data<W>() : nullptr;
@@ -256,7 +243,7 @@ class LayerNormKernel final : public Kernel {
       }
       layer_norm_rows<T, T, W>(x->data<T>(), y->data<T>(), rows, n, scale->data<T>(), scale->num_elements() == 1,
                                bias ? bias->data<T>() : nullptr, bias && bias->num_elements() == 1,
-                               static_cast<W>(epsilon_), mean_buf, inv_buf, ctx.thread_pool());
+                               static_cast<W>(attrs_.epsilon), mean_buf, inv_buf, ctx.thread_pool());
       if (!direct) {
         write_stats(mean_t, mean_buf, rows);
         write_stats(inv_t, inv_buf, rows);
@@ -271,15 +258,13 @@ class LayerNormKernel final : public Kernel {
   void write_stats(Tensor* t, const W* buf, int64_t rows) const {
     if (t == nullptr || buf == nullptr) return;
     for (int64_t r = 0; r < rows; ++r) {
-      if (stash_ == DataType::kFloat) t->data<float>()[r] = static_cast<float>(buf[r]);
-      if (stash_ == DataType::kDouble) t->data<double>()[r] = static_cast<double>(buf[r]);
-      if (stash_ == DataType::kBfloat16) t->data<BFloat16>()[r] = store<BFloat16>(static_cast<float>(buf[r]));
+      if (attrs_.stash == DataType::kFloat) t->data<float>()[r] = static_cast<float>(buf[r]);
+      if (attrs_.stash == DataType::kDouble) t->data<double>()[r] = static_cast<double>(buf[r]);
+      if (attrs_.stash == DataType::kBfloat16) t->data<BFloat16>()[r] = store<BFloat16>(static_cast<float>(buf[r]));
     }
   }
 
-  int64_t axis_ = -1;
-  float epsilon_ = 1e-5f;
-  DataType stash_ = DataType::kFloat;
+  AxisNormAttributes attrs_;
 };
 
 // ---- InstanceNormalization ----------------------------------------------------------

@@ -1,12 +1,15 @@
-// MaxPool (with the optional Indices output), AveragePool, GlobalMaxPool,
-// GlobalAveragePool. Windows are separable, so for each output position
-// the in-bounds part of the window is a box: per spatial dim, the kernel
-// taps [lo, hi) that land inside the input. Planes (n, c) run in parallel.
+// MaxPool (with the optional Indices output), AveragePool, LpPool,
+// GlobalMaxPool, GlobalAveragePool. Windows are separable, so for each
+// output position the in-bounds part of the window is a box: per spatial
+// dim, the kernel taps [lo, hi) that land inside the input. Planes (n, c)
+// run in parallel.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
 #include "providers/cpu/conv/conv_util.h"
+#include "providers/cpu/elementwise_common.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
@@ -28,13 +31,26 @@ TapRange taps(int64_t start, int64_t kernel, int64_t dilation, int64_t size, int
   return r;
 }
 
-enum class PoolKind { kMax, kAverage };
+enum class PoolKind { kMax, kAverage, kLp };
 
 struct PoolParams {
   WindowGeometry g;
   bool count_include_pad = false;
   bool column_major = false;  // Indices in column-major spatial order
+  double p = 2;               // LpPool's exponent
 };
+
+// LpPool's |v|^p and sum^(1/p), with the usual p spelled out.
+double lp_power(double v, double p) {
+  if (p == 1) return std::fabs(v);
+  if (p == 2) return v * v;
+  return std::pow(std::fabs(v), p);
+}
+double lp_root(double sum, double p) {
+  if (p == 1) return sum;
+  if (p == 2) return std::sqrt(sum);
+  return std::pow(sum, 1 / p);
+}
 
 // One (n, c) plane. `base` is the plane's offset in the flattened input,
 // for the Indices output.
@@ -97,6 +113,8 @@ void pool_plane(const T* x, T* y, int64_t* indices, int64_t base, const PoolPara
       y[q] = best;
       if (indices != nullptr) indices[q] = base + best_index;
     } else {
+      // Average and Lp sum over the taps inside the input; the padding adds
+      // zero to either sum.
       double sum = 0;
       if (count > 0) {
         int64_t k[kMaxSpatialDims];
@@ -104,7 +122,12 @@ void pool_plane(const T* x, T* y, int64_t* indices, int64_t base, const PoolPara
         for (;;) {
           int64_t off = 0;
           for (int d = 0; d < rank; ++d) off += (start[d] + k[d] * g.dilation[d]) * in_stride[d];
-          sum += static_cast<double>(x[off]);
+          const auto v = static_cast<double>(load(x[off]));
+          if constexpr (kKind == PoolKind::kLp) {
+            sum += lp_power(v, p.p);
+          } else {
+            sum += v;
+          }
           int d = rank - 1;
           for (; d >= 0; --d) {
             if (++k[d] < r[d].hi) break;
@@ -113,8 +136,12 @@ void pool_plane(const T* x, T* y, int64_t* indices, int64_t base, const PoolPara
           if (d < 0) break;
         }
       }
-      const int64_t divisor = p.count_include_pad ? pad_count : count;
-      y[q] = divisor > 0 ? static_cast<T>(sum / static_cast<double>(divisor)) : T(0);
+      if constexpr (kKind == PoolKind::kLp) {
+        y[q] = store<T>(static_cast<compute_t<T>>(lp_root(sum, p.p)));
+      } else {
+        const int64_t divisor = p.count_include_pad ? pad_count : count;
+        y[q] = divisor > 0 ? static_cast<T>(sum / static_cast<double>(divisor)) : T(0);
+      }
     }
     for (int d = rank - 1; d >= 0; --d) {
       if (++o[d] < g.out[d]) break;
@@ -185,8 +212,18 @@ constexpr int64_t kMaxPoolRowBytes = 32 * 1024;
 class PoolKernel final : public Kernel {
  public:
   PoolKernel(const KernelCreateContext& ctx, Status& status, PoolKind kind) : kind_(kind) {
-    status = read_window_attributes(ctx, true, true, attrs_);
+    // LpPool has ceil_mode from version 18 on.
+    status = read_window_attributes(ctx, true, kind != PoolKind::kLp || ctx.opset() >= 18, attrs_);
     if (!status.ok()) return;
+    if (kind == PoolKind::kLp) {
+      // p is a float in version 1 and an int from 2 on.
+      p_ = ctx.opset() < 2 ? static_cast<double>(ctx.node().attr_float("p", 2.0f))
+                           : static_cast<double>(ctx.node().attr_int("p", 2));
+      if (!(p_ > 0)) {
+        status = ctx.error("attribute p must be positive, got " + std::to_string(p_));
+        return;
+      }
+    }
     count_include_pad_ = ctx.node().attr_int("count_include_pad", 0) != 0;
     const int64_t order = ctx.node().attr_int("storage_order", 0);
     if (order != 0 && order != 1) {
@@ -204,6 +241,7 @@ class PoolKernel final : public Kernel {
     SY_RETURN_IF_ERROR(compute_window_geometry(ctx, attrs_, {}, xs.dims().subspan(2), p.g));
     p.count_include_pad = count_include_pad_;
     p.column_major = column_major_;
+    p.p = p_;
     Shape ys;
     ys.push_back(xs[0]);
     ys.push_back(xs[1]);
@@ -218,6 +256,12 @@ class PoolKernel final : public Kernel {
     switch (x.dtype()) {
       case DataType::kFloat: return dispatch<float>(ctx, x, *y, indices, p);
       case DataType::kDouble: return dispatch<double>(ctx, x, *y, indices, p);
+      case DataType::kFloat16:
+        if (kind_ == PoolKind::kLp) return dispatch<Float16>(ctx, x, *y, indices, p);
+        break;
+      case DataType::kBfloat16:
+        if (kind_ == PoolKind::kLp) return dispatch<BFloat16>(ctx, x, *y, indices, p);
+        break;
       case DataType::kInt8:
         if (kind_ == PoolKind::kMax) return dispatch<int8_t>(ctx, x, *y, indices, p);
         break;
@@ -241,11 +285,15 @@ class PoolKernel final : public Kernel {
     const bool row_fits = kind_ == PoolKind::kMax && indices == nullptr && p.g.rank == 2 &&
                           row_width(p.g) * static_cast<int64_t>(sizeof(T)) <= kMaxPoolRowBytes;
     ctx.thread_pool().parallel_for(planes, std::max<int64_t>(1, 32768 / work), [&](int64_t begin, int64_t end) {
-      alignas(64) T row[kMaxPoolRowBytes / sizeof(T)];
+      [[maybe_unused]] alignas(64) T row[kMaxPoolRowBytes / sizeof(T)];
       for (int64_t plane = begin; plane < end; ++plane) {
         const T* xp = xd + plane * in_size;
         T* yp = yd + plane * out_size;
-        if (kind_ == PoolKind::kAverage) {
+        if constexpr (kIsHalf<T>) {
+          pool_plane<PoolKind::kLp, T>(xp, yp, nullptr, 0, p);  // only LpPool takes 16-bit floats
+        } else if (kind_ == PoolKind::kLp) {
+          pool_plane<PoolKind::kLp, T>(xp, yp, nullptr, 0, p);
+        } else if (kind_ == PoolKind::kAverage) {
           pool_plane<PoolKind::kAverage, T>(xp, yp, nullptr, 0, p);
         } else if (row_fits) {
           max_pool_plane_2d<T>(xp, yp, p.g, row);
@@ -262,20 +310,15 @@ class PoolKernel final : public Kernel {
   WindowAttributes attrs_;
   bool count_include_pad_ = false;
   bool column_major_ = false;
+  double p_ = 2;
 };
 
-class MaxPoolKernel final : public Kernel {
+// MaxPool, AveragePool or LpPool: a PoolKernel of one kind, with the
+// constructor make_kernel calls.
+template <PoolKind kKind>
+class WindowPoolKernel final : public Kernel {
  public:
-  MaxPoolKernel(const KernelCreateContext& ctx, Status& status) : impl_(ctx, status, PoolKind::kMax) {}
-  Status run(KernelContext& ctx) const override { return impl_.run(ctx); }
-
- private:
-  PoolKernel impl_;
-};
-
-class AveragePoolKernel final : public Kernel {
- public:
-  AveragePoolKernel(const KernelCreateContext& ctx, Status& status) : impl_(ctx, status, PoolKind::kAverage) {}
+  WindowPoolKernel(const KernelCreateContext& ctx, Status& status) : impl_(ctx, status, kKind) {}
   Status run(KernelContext& ctx) const override { return impl_.run(ctx); }
 
  private:
@@ -336,10 +379,14 @@ class GlobalPoolKernel final : public Kernel {
 constexpr uint64_t kFloatTypes = type_bit(DataType::kFloat) | type_bit(DataType::kDouble);
 
 const KernelDef kPoolKernels[] = {
-    {"", "MaxPool", 1, 11, 0, kFloatTypes, &make_kernel<MaxPoolKernel>},
+    {"", "MaxPool", 1, 11, 0, kFloatTypes, &make_kernel<WindowPoolKernel<PoolKind::kMax>>},
     {"", "MaxPool", 12, kLatestVersion, 0, kFloatTypes | type_bit(DataType::kInt8) | type_bit(DataType::kUint8),
-     &make_kernel<MaxPoolKernel>},
-    {"", "AveragePool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<AveragePoolKernel>},
+     &make_kernel<WindowPoolKernel<PoolKind::kMax>>},
+    {"", "AveragePool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<WindowPoolKernel<PoolKind::kAverage>>},
+    // Version 22 adds bfloat16.
+    {"", "LpPool", 1, 21, 0, kFloatTypes | type_bit(DataType::kFloat16),
+     &make_kernel<WindowPoolKernel<PoolKind::kLp>>},
+    {"", "LpPool", 22, kLatestVersion, 0, type_mask(FloatTypes{}), &make_kernel<WindowPoolKernel<PoolKind::kLp>>},
     {"", "GlobalAveragePool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<GlobalPoolKernel<PoolKind::kAverage>>},
     {"", "GlobalMaxPool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<GlobalPoolKernel<PoolKind::kMax>>},
 };

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -30,11 +31,12 @@ struct PoolSpec {
   bool count_include_pad = false;
   int storage_order = 0;
   int threads = 1;
+  double p = 2;  // LpPool's exponent
 };
 
 struct Expected {
   std::vector<int64_t> shape;
-  std::vector<float> max, avg;
+  std::vector<float> max, avg, lp;
   std::vector<int64_t> argmax;
 };
 
@@ -80,7 +82,7 @@ Expected reference(const PoolSpec& s, const std::vector<float>& x) {
       }
       float best = -std::numeric_limits<float>::infinity();
       int64_t best_idx = -1;
-      double sum = 0;
+      double sum = 0, power_sum = 0;
       int64_t inside_count = 0, padded_count = 0;
       for (int64_t kq = 0; kq < ksize; ++kq) {
         int64_t kk[8];
@@ -104,6 +106,7 @@ Expected reference(const PoolSpec& s, const std::vector<float>& x) {
         ++inside_count;
         const float v = x[static_cast<size_t>(p * in_size + row_major)];
         sum += v;
+        power_sum += std::pow(std::fabs(static_cast<double>(v)), s.p);
         if (v > best) {
           best = v;
           best_idx = p * in_size + (s.storage_order == 1 ? col_major : row_major);
@@ -112,6 +115,7 @@ Expected reference(const PoolSpec& s, const std::vector<float>& x) {
       e.max.push_back(best);
       e.argmax.push_back(best_idx);
       e.avg.push_back(static_cast<float>(sum / static_cast<double>(s.count_include_pad ? padded_count : inside_count)));
+      e.lp.push_back(static_cast<float>(std::pow(power_sum, 1 / s.p)));
     }
   return e;
 }
@@ -246,6 +250,86 @@ TEST(AveragePoolTest, CeilModeAndDilations) {
 
 TEST(AveragePoolTest, OneDimensional) {
   check_avg({.x = {2, 3, 11}, .kernel = {4}, .strides = {3}, .pads = {2, 1}, .count_include_pad = true});
+}
+
+// LpPool with an integer p (versions 2 on) or a float one (version 1).
+void check_lp(const PoolSpec& s, int opset = 22) {
+  const auto x = values(product(s.x), 3);
+  const Expected e = reference(s, x);
+  auto t = make("LpPool", opset, s, x);
+  if (opset < 2) {
+    t.attr("p", static_cast<float>(s.p));
+  } else {
+    t.attr("p", static_cast<int64_t>(s.p));
+  }
+  auto out = t.run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensor_near(out->at(0), make_tensor<float>(Shape(e.shape), e.lp), 1e-5, 1e-5);
+}
+
+TEST(LpPoolTest, HandComputedDilations) {
+  // ONNX's lppool_2d_dilations: 2x2 taps two apart over 1..16, p = 2, so
+  // the first output is sqrt(1 + 9 + 81 + 121) = sqrt(212).
+  std::vector<float> x(16);
+  for (int i = 0; i < 16; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i + 1);
+  auto out = NodeTest("LpPool", 22)
+                 .input(make_tensor<float>({1, 1, 4, 4}, x))
+                 .attr("kernel_shape", std::vector<int64_t>{2, 2})
+                 .attr("dilations", std::vector<int64_t>{2, 2})
+                 .run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  expect_tensor_near(out->at(0), make_tensor<float>({1, 1, 2, 2}, {14.560219778561036f, 16.24807680927192f,
+                                                                   21.633307652783937f, 23.49468024894146f}));
+}
+
+TEST(LpPoolTest, PadsStridesAndAutoPadForSeveralP) {
+  for (double p : {1.0, 2.0, 3.0, 4.0}) {
+    check_lp({.x = {1, 3, 9, 9}, .kernel = {3, 3}, .pads = {2, 2, 2, 2}, .p = p});
+    check_lp({.x = {2, 2, 8, 7}, .kernel = {3, 2}, .strides = {2, 3}, .pads = {1, 0, 0, 1}, .p = p}, 11);
+    check_lp({.x = {1, 2, 7, 6}, .kernel = {2, 2}, .auto_pad = "SAME_UPPER", .p = p}, 2);
+    check_lp({.x = {1, 2, 7, 6}, .kernel = {2, 2}, .auto_pad = "SAME_LOWER", .p = p}, 18);
+    check_lp({.x = {1, 2, 7, 6}, .kernel = {3, 2}, .strides = {2, 1}, .auto_pad = "VALID", .p = p});
+  }
+}
+
+TEST(LpPoolTest, CeilModeDilationsAndRanks) {
+  check_lp({.x = {1, 2, 7, 8}, .kernel = {2, 3}, .strides = {2, 2}, .pads = {1, 1, 0, 0}, .ceil_mode = true, .p = 3},
+           18);
+  check_lp({.x = {1, 1, 9, 9}, .kernel = {2, 2}, .strides = {2, 2}, .dilations = {3, 2}, .ceil_mode = true});
+  check_lp({.x = {2, 3, 32}, .kernel = {2}, .p = 3});
+  check_lp({.x = {1, 2, 6, 7, 5}, .kernel = {2, 3, 2}, .strides = {2, 1, 2}, .dilations = {1, 2, 1}, .threads = 2});
+  check_lp({.x = {4, 8, 20, 20}, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 3, .p = 4});
+}
+
+TEST(LpPoolTest, VersionOneTakesAFloatP) {
+  check_lp({.x = {1, 2, 6, 6}, .kernel = {2, 2}, .strides = {2, 2}, .p = 1.5}, 1);
+  check_lp({.x = {1, 2, 6, 6}, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .p = 2}, 1);
+}
+
+TEST(LpPoolTest, Float16ComputesInFloat) {
+  // Window {3, 4} (in float16: 0x4200, 0x4400) with p = 2 gives 5 (0x4500).
+  Tensor x = Tensor::allocate(DataType::kFloat16, Shape{1, 1, 1, 2}).value();
+  x.data<uint16_t>()[0] = 0x4200;
+  x.data<uint16_t>()[1] = 0x4400;
+  auto out = NodeTest("LpPool", 22).input(x).attr("kernel_shape", std::vector<int64_t>{1, 2}).run();
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ(out->at(0).dtype(), DataType::kFloat16);
+  EXPECT_EQ(out->at(0).shape(), Shape({1, 1, 1, 1}));
+  EXPECT_EQ(out->at(0).data<uint16_t>()[0], 0x4500);
+}
+
+TEST(LpPoolTest, NonPositivePIsAnError) {
+  for (int64_t p : {int64_t{0}, int64_t{-2}}) {
+    auto out = NodeTest("LpPool", 22)
+                   .input(make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4}))
+                   .attr("kernel_shape", std::vector<int64_t>{2, 2})
+                   .attr("p", p)
+                   .run();
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("p must be positive"), std::string::npos) << out.status().to_string();
+  }
+  auto missing = NodeTest("LpPool", 22).input(make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})).run();
+  EXPECT_FALSE(missing.ok());
 }
 
 TEST(GlobalPoolTest, AverageAndMax) {
