@@ -104,6 +104,15 @@ NodeTest& NodeTest::attr(const std::string& name, std::vector<float> v) {
   return *this;
 }
 
+NodeTest& NodeTest::attr(const std::string& name, std::vector<std::string> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kStrings;
+  a.strings = std::move(v);
+  node_.attributes.push_back(std::move(a));
+  return *this;
+}
+
 NodeTest& NodeTest::attr(const std::string& name, Tensor v) {
   Attribute a;
   a.name = name;

@@ -61,6 +61,7 @@ class NodeTest {
   NodeTest& attr(const std::string& name, const char* v) { return attr(name, std::string(v)); }
   NodeTest& attr(const std::string& name, std::vector<int64_t> v);
   NodeTest& attr(const std::string& name, std::vector<float> v);
+  NodeTest& attr(const std::string& name, std::vector<std::string> v);
   NodeTest& attr(const std::string& name, Tensor v);
   // A TYPE_PROTO attribute, in the spelling the loader keeps ("seq(tensor(int64))").
   NodeTest& type_attr(const std::string& name, const std::string& type);
