@@ -30,9 +30,11 @@ def run_node(tmp_path, node, x, outputs, x_type=TensorProto.FLOAT, ml_opset=ML_O
     return sess.run(None, {"X": x})
 
 
-def tree_nodes(trees):
+def tree_nodes(trees, double_thresholds=False):
     """The nodes_* attributes of scikit-learn trees (x <= threshold goes
-    left, the true side)."""
+    left, the true side). scikit-learn compares float32 inputs with double
+    thresholds, which only nodes_values_as_tensor carries exactly: a float
+    threshold can round onto an input value and flip its side."""
     att = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes", "nodes_values",
                            "nodes_truenodeids", "nodes_falsenodeids")}
     for tid, est in enumerate(trees):
@@ -46,6 +48,9 @@ def tree_nodes(trees):
             att["nodes_values"].append(0.0 if leaf else float(tr.threshold[i]))
             att["nodes_truenodeids"].append(0 if leaf else int(tr.children_left[i]))
             att["nodes_falsenodeids"].append(0 if leaf else int(tr.children_right[i]))
+    if double_thresholds:
+        values = att.pop("nodes_values")
+        att["nodes_values_as_tensor"] = helper.make_tensor("v", TensorProto.DOUBLE, [len(values)], values)
     return att
 
 
@@ -70,7 +75,7 @@ def regression_data():
 def test_random_forest_regressor(tmp_path, regression_data):
     x, y = regression_data
     rf = ensemble.RandomForestRegressor(n_estimators=7, max_depth=5, random_state=0).fit(x, y)
-    att = tree_nodes(rf.estimators_)
+    att = tree_nodes(rf.estimators_, double_thresholds=True)
     tw = {"target_treeids": [], "target_nodeids": [], "target_ids": [], "target_weights": []}
     for tid, nid, value in leaves_of(rf.estimators_):
         for target in range(2):
@@ -109,7 +114,7 @@ def test_random_forest_multiclass_classifier(tmp_path):
     x, y = datasets.load_iris(return_X_y=True)
     x = x.astype(np.float32)
     rf = ensemble.RandomForestClassifier(n_estimators=5, max_depth=4, random_state=0).fit(x, y)
-    att = tree_nodes(rf.estimators_)
+    att = tree_nodes(rf.estimators_, double_thresholds=True)
     cw = {"class_treeids": [], "class_nodeids": [], "class_ids": [], "class_weights": []}
     for tid, nid, value in leaves_of(rf.estimators_):
         share = value[0] / value[0].sum() / len(rf.estimators_)

@@ -60,6 +60,10 @@ struct SourceEnsemble {
   std::vector<int64_t> roots;  // one per tree, into nodes
   std::vector<std::vector<double>> sets;
   int64_t n_targets = 0;
+  // The thresholds come as a double tensor (nodes_values_as_tensor, a
+  // double nodes_splits): comparisons are then made in double whatever X's
+  // type, as the reference's numpy promotion makes them.
+  bool double_thresholds = false;
 };
 
 // ---- the flattened ensemble -------------------------------------------------------
@@ -304,8 +308,8 @@ Status FlatEnsemble<Th>::build(const KernelCreateContext& ctx, const SourceEnsem
   return ok_status();
 }
 
-// The ensemble in the precision the input needs: double for double X (its
-// values compared with the thresholds widened, as the reference compares),
+// The ensemble in the precision of the wider of X and the thresholds, as
+// the reference compares them: double for double X or double thresholds,
 // float otherwise. Both when X's type is unknown at creation.
 struct Ensembles {
   std::optional<FlatEnsemble<float>> f32;
@@ -313,8 +317,9 @@ struct Ensembles {
 
   Status build(const KernelCreateContext& ctx, const SourceEnsemble& source) {
     const DataType x = ctx.input_dtype(0);
-    if (x != DataType::kDouble) SY_RETURN_IF_ERROR(FlatEnsemble<float>::build(ctx, source, f32.emplace()));
-    if (x == DataType::kDouble || x == DataType::kUndefined)
+    if (x != DataType::kDouble && !source.double_thresholds)
+      SY_RETURN_IF_ERROR(FlatEnsemble<float>::build(ctx, source, f32.emplace()));
+    if (x == DataType::kDouble || x == DataType::kUndefined || source.double_thresholds)
       SY_RETURN_IF_ERROR(FlatEnsemble<double>::build(ctx, source, f64.emplace()));
     return ok_status();
   }
@@ -351,9 +356,10 @@ Status with_ensemble(const KernelContext& ctx, const Ensembles& ensembles, const
     if constexpr (std::is_same_v<In, double>) {
       status = ensembles.f64 ? fn(*ensembles.f64, tag)
                              : kernel_error(ctx, "X is double but the kernel was created for another type");
+    } else if (ensembles.f32) {
+      status = fn(*ensembles.f32, tag);
     } else {
-      status = ensembles.f32 ? fn(*ensembles.f32, tag)
-                             : kernel_error(ctx, "X is not double but the kernel was created for double");
+      status = fn(*ensembles.f64, tag);
     }
   });
   if (!known) return kernel_error(ctx, describe_input(ctx, 0, "X") + " has an unsupported type");
@@ -390,6 +396,8 @@ Status read_legacy_ensemble(const KernelCreateContext& ctx, const std::string& p
   const Attribute* modes = node.attr("nodes_modes");
   std::vector<double> values;
   SY_RETURN_IF_ERROR(ml::read_floats_or_tensor(ctx, "nodes_values", "nodes_values_as_tensor", values));
+  const Attribute* values_tensor = node.attr("nodes_values_as_tensor");
+  out.double_thresholds = values_tensor != nullptr && values_tensor->t.dtype() == DataType::kDouble;
   const size_t n = node_ids.size();
   if (n == 0) return ctx.error("attribute nodes_nodeids is empty: the ensemble has no nodes");
   const std::pair<const char*, size_t> sizes[] = {
@@ -637,6 +645,7 @@ Status read_tree_ensemble(const KernelCreateContext& ctx, SourceEnsemble& out) {
   SY_RETURN_IF_ERROR(read_tensor_attribute(ctx, "nodes_splits", true, splits));
   SY_RETURN_IF_ERROR(read_tensor_attribute(ctx, "leaf_weights", true, leaf_weights));
   SY_RETURN_IF_ERROR(read_tensor_attribute(ctx, "membership_values", false, members));
+  out.double_thresholds = node.attr("nodes_splits")->t.dtype() == DataType::kDouble;
   const size_t n = features.size();
   const std::pair<const char*, size_t> sizes[] = {
       {"nodes_modes", modes.size()},        {"nodes_splits", splits.size()},
