@@ -36,10 +36,10 @@ class BatchNormKernel final : public Kernel {
   BatchNormKernel(const KernelCreateContext& ctx, Status& status) {
     const Node& node = ctx.node();
     epsilon_ = node.attr_float("epsilon", 1e-5f);
-    if (node.attr_int("training_mode", 0) != 0) {
-      status = ctx.unsupported("BatchNormalization with training_mode=1 is not implemented (inference only)");
-      return;
-    }
+    momentum_ = node.attr_float("momentum", 0.9f);
+    // Training mode normalises with the batch's own statistics, so the
+    // parameters cannot be folded ahead.
+    training_ = ctx.opset() >= 14 && node.attr_int("training_mode", 0) != 0;
     if (ctx.opset() < 9 && node.attr_int("spatial", 1) == 0) {
       status = ctx.unsupported("BatchNormalization with spatial=0 is not implemented");
       return;
@@ -52,7 +52,7 @@ class BatchNormKernel final : public Kernel {
         return;
       }
     }
-    bool all_constant = true;
+    bool all_constant = !training_;
     for (size_t i = 1; i <= 4; ++i) all_constant = all_constant && ctx.constant_input(i) != nullptr;
     if (!all_constant) return;
     const Tensor* params[4] = {ctx.constant_input(1), ctx.constant_input(2), ctx.constant_input(3),
@@ -90,9 +90,33 @@ class BatchNormKernel final : public Kernel {
                                        std::to_string(channels) + " elements (the channels of X " +
                                        shape.to_string() + "), got " + p.describe());
       }
-      SY_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(2 * channels) * sizeof(double)));
+      SY_ASSIGN_OR_RETURN(void* mem, ctx.scratch(static_cast<size_t>(4 * channels) * sizeof(double)));
       auto* m = static_cast<double*>(mem);
-      fold(*ctx.input(1), *ctx.input(2), *ctx.input(3), *ctx.input(4), m, m + channels);
+      if (training_) {
+        double* batch_mean = m + 2 * channels;
+        double* batch_var = m + 3 * channels;
+        if (!batch_statistics(x, batch, channels, spatial, batch_mean, batch_var)) return unsupported_input(ctx, 0);
+        for (int64_t c = 0; c < channels; ++c) {
+          m[c] = number_at(*ctx.input(1), c) / std::sqrt(batch_var[c] + static_cast<double>(epsilon_));
+          m[channels + c] = number_at(*ctx.input(2), c) - batch_mean[c] * m[c];
+        }
+        // The running statistics move towards the batch's by 1 - momentum.
+        for (size_t i = 1; i <= 2 && i < ctx.num_outputs(); ++i) {
+          if (!ctx.output_requested(i)) continue;
+          const Tensor& running = *ctx.input(i + 2);
+          SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(i, running.dtype(), running.shape()));
+          const double* batch_stat = i == 1 ? batch_mean : batch_var;
+          const double keep = static_cast<double>(momentum_);
+          visit_type(FloatTypes{}, running.dtype(), [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            for (int64_t c = 0; c < channels; ++c)
+              out->data<T>()[c] = store<T>(static_cast<compute_t<T>>(number_at(running, c) * keep +
+                                                                    batch_stat[c] * (1.0 - keep)));
+          });
+        }
+      } else {
+        fold(*ctx.input(1), *ctx.input(2), *ctx.input(3), *ctx.input(4), m, m + channels);
+      }
       mul = m;
       off = m + channels;
     } else if (static_cast<int64_t>(multiplier_.size()) != channels) {
@@ -101,7 +125,7 @@ class BatchNormKernel final : public Kernel {
     }
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), shape));
     // Inference-mode running mean and var pass through when asked for.
-    for (size_t i = 1; i <= 2 && i < ctx.num_outputs(); ++i) {
+    for (size_t i = 1; i <= 2 && i < ctx.num_outputs() && !training_; ++i) {
       if (!ctx.output_requested(i)) continue;
       const Tensor& src = *ctx.input(i + 2);
       SY_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(i, src.dtype(), src.shape()));
@@ -128,6 +152,31 @@ class BatchNormKernel final : public Kernel {
   }
 
  private:
+  // The mean and (population) variance of each channel over the batch and
+  // spatial dims, in double; false for a non-float X.
+  static bool batch_statistics(const Tensor& x, int64_t batch, int64_t channels, int64_t spatial, double* mean,
+                               double* var) {
+    return visit_type(FloatTypes{}, x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xd = x.data<T>();
+      const double count = static_cast<double>(batch * spatial);
+      for (int64_t c = 0; c < channels; ++c) {
+        double sum = 0.0;
+        for (int64_t n = 0; n < batch; ++n)
+          for (int64_t i = 0; i < spatial; ++i) sum += static_cast<double>(load(xd[(n * channels + c) * spatial + i]));
+        const double mu = count > 0 ? sum / count : 0.0;
+        double squares = 0.0;
+        for (int64_t n = 0; n < batch; ++n)
+          for (int64_t i = 0; i < spatial; ++i) {
+            const double d = static_cast<double>(load(xd[(n * channels + c) * spatial + i])) - mu;
+            squares += d * d;
+          }
+        mean[c] = mu;
+        var[c] = count > 0 ? squares / count : 0.0;
+      }
+    });
+  }
+
   // y = (x - mean) / sqrt(var + eps) * scale + B = x * m + o.
   void fold(const Tensor& scale, const Tensor& bias, const Tensor& mean, const Tensor& var, double* m,
             double* o) const {
@@ -138,6 +187,8 @@ class BatchNormKernel final : public Kernel {
   }
 
   float epsilon_ = 1e-5f;
+  float momentum_ = 0.9f;
+  bool training_ = false;
   std::vector<double> multiplier_;
   std::vector<double> offset_;
 };

@@ -59,18 +59,32 @@ TEST(BatchNormalization, ConstantAndRuntimeParametersMatchReference) {
   expect_tensor_near(runtime->at(0), expected, 1e-5, 1e-6);
 }
 
-TEST(BatchNormalization, TrainingModeIsNotImplemented) {
+TEST(BatchNormalization, TrainingModeUsesBatchStatisticsAndUpdatesRunningOnes) {
+  // X [2, 2, 2]: channel 0 holds 1, 2, 5, 6 (mean 3.5, variance 4.25),
+  // channel 1 holds 3, 3, 7, 7 (mean 5, variance 4), worked out by hand.
+  const std::vector<float> x = {1, 2, 3, 3, 5, 6, 7, 7};
+  const std::vector<float> scale = {2.0f, 0.5f}, bias = {1.0f, -1.0f};
+  const std::vector<float> running_mean = {10.0f, 20.0f}, running_var = {1.0f, 2.0f};
   auto out = NodeTest("BatchNormalization", 15)
-                 .input(make_tensor<float>({1, 1, 2}, {1, 2}))
-                 .input(make_tensor<float>({1}, {1}))
-                 .input(make_tensor<float>({1}, {0}))
-                 .input(make_tensor<float>({1}, {0}))
-                 .input(make_tensor<float>({1}, {1}))
+                 .input(make_tensor<float>({2, 2, 2}, x))
+                 .input(make_tensor<float>({2}, scale))
+                 .input(make_tensor<float>({2}, bias))
+                 .input(make_tensor<float>({2}, running_mean))
+                 .input(make_tensor<float>({2}, running_var))
                  .attr("training_mode", int64_t{1})
+                 .attr("momentum", 0.75f)
+                 .attr("epsilon", 1e-3f)
+                 .outputs(3)
                  .run();
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kNotImplemented);
-  EXPECT_NE(out.status().message().find("training_mode"), std::string::npos);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const std::vector<float> batch_mean = {3.5f, 5.0f}, batch_var = {4.25f, 4.0f};
+  expect_tensor_near(out->at(0), make_tensor<float>({2, 2, 2}, batch_norm_ref(x, 2, 2, 2, scale, bias, batch_mean,
+                                                                              batch_var, 1e-3)),
+                     1e-5, 1e-6);
+  expect_tensor_near(out->at(1), make_tensor<float>({2}, {10 * 0.75f + 3.5f * 0.25f, 20 * 0.75f + 5 * 0.25f}), 1e-6,
+                     1e-6);
+  expect_tensor_near(out->at(2), make_tensor<float>({2}, {1 * 0.75f + 4.25f * 0.25f, 2 * 0.75f + 4 * 0.25f}), 1e-6,
+                     1e-6);
 }
 
 TEST(BatchNormalization, WrongParameterLengthIsAnError) {
