@@ -22,6 +22,7 @@
 
 #include "providers/cpu/copy_util.h"
 #include "providers/cpu/elementwise_common.h"
+#include "providers/cpu/numpy_random.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
@@ -31,13 +32,6 @@ using DropoutTypes = FloatTypes;  // float, double, float16, bfloat16
 
 constexpr uint64_t kFloat8Types = type_bit(DataType::kFloat8E4M3FN) | type_bit(DataType::kFloat8E4M3FNUZ) |
                                   type_bit(DataType::kFloat8E5M2) | type_bit(DataType::kFloat8E5M2FNUZ);
-
-// numpy's RandomState.random_sample(): 53 random bits from two draws.
-inline double numpy_uniform(std::mt19937& gen) {
-  const uint32_t a = gen() >> 5;
-  const uint32_t b = gen() >> 6;
-  return (a * 67108864.0 + b) / 9007199254740992.0;
-}
 
 // Fills `n` elements of type `dtype` at `dst` with 1 (bool true, or 1.0 for
 // the float masks of Dropout 7 to 9).
