@@ -40,15 +40,16 @@ NODE_DIR = os.path.join(HERE, ".node")
 TOOLS = ["switchyard", "switchyard-cuda-cpu", "ort", "torch"]
 TOOL_TITLES = {"switchyard": "Switchyard", "switchyard-cuda-cpu": "Switchyard cuda,cpu", "ort": "ORT",
                "torch": "PyTorch"}
-MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "textdet", "resnet50_fp16", "bert_fp16",
-          "resnet50_int8", "bert_int8"]
+MODELS = ["resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "textdet", "tree_ensemble", "resnet50_fp16",
+          "bert_fp16", "resnet50_int8", "bert_int8"]
 # The reduced-precision models (bench/models/to_fp16.py and
 # quantize_models.py): their accuracy against float32
 # (bench/models/accuracy.py) and whether the two runtimes agree on them go
 # beside their timings. PyTorch does not time them: they exist only as ONNX
 # files (and PyTorch's CPU float16 is not what a user would run).
 REDUCED_PRECISION = ["resnet50_fp16", "bert_fp16", "resnet50_int8", "bert_int8"]
-NOT_TORCH = set(REDUCED_PRECISION)
+# The tree ensemble is scikit-learn's, written as ai.onnx.ml: no PyTorch form.
+NOT_TORCH = set(REDUCED_PRECISION) | {"tree_ensemble"}
 # Latency-bound models (a fraction of a millisecond per call) need many runs
 # per process for a stable median: at least this many timed and warm-up
 # runs, whatever --runs and --warmup say.

@@ -183,7 +183,7 @@ TEST_P(CudaModelTest, MatchesPyTorchOnCuda) {
   check_model(GetParam(), options);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::Values("resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "textdet"),
+INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::Values("resnet50", "mobilenetv2", "bert", "gpt2", "lstm", "vad", "textdet", "tree_ensemble"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 // The models issue 6 names for the GPU (the LSTM has no CUDA kernel yet).
 INSTANTIATE_TEST_SUITE_P(Models, CudaModelTest, ::testing::Values("resnet50", "mobilenetv2", "bert", "gpt2"),
