@@ -8,6 +8,7 @@
 // Heads are independent, so (batch, kv head) pairs run in parallel, each over
 // all time steps in order. chunk_size is a tuning hint and does not change the
 // result; the recurrence is exact for any value.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -20,13 +21,6 @@ namespace {
 
 constexpr uint64_t kLinearAttentionTypes =
     type_bit(DataType::kFloat) | type_bit(DataType::kFloat16) | type_bit(DataType::kBfloat16);
-
-// Reads element i of a float, float16 or bfloat16 tensor as float.
-float load_at(const Tensor& t, int64_t i) {
-  float v = 0.0f;
-  visit_type(FloatTypes{}, t.dtype(), [&]<typename T>(TypeTag<T>) { v = static_cast<float>(load(t.data<T>()[i])); });
-  return v;
-}
 
 class LinearAttentionKernel final : public Kernel {
  public:
@@ -116,6 +110,19 @@ class LinearAttentionKernel final : public Kernel {
     const bool gated = gated_;
     const bool delta = delta_;
     const int64_t beta_width = beta != nullptr ? beta->shape()[2] : 0;
+    // The starting states, widened from past_state's type (which may differ
+    // from query's) or zero.
+    for (int64_t pair = 0; pair < pairs; ++pair) {
+      float* s = scratch + pair * (state_size + dv);
+      if (past == nullptr) {
+        std::fill(s, s + state_size, 0.0f);
+        continue;
+      }
+      visit_type(FloatTypes{}, state_type, [&]<typename S>(TypeTag<S>) {
+        const S* ps = past->data<S>() + pair * state_size;
+        for (int64_t i = 0; i < state_size; ++i) s[i] = static_cast<float>(load(ps[i]));
+      });
+    }
     Status status = not_implemented(ctx.node().describe() + ": element type " + std::string(data_type_name(dt)) +
                                     " is not supported");
     visit_type(FloatTypes{}, dt, [&]<typename T>(TypeTag<T>) {
@@ -132,7 +139,6 @@ class LinearAttentionKernel final : public Kernel {
           const int64_t h = pair % kv_heads;
           float* s = scratch + pair * (state_size + dv);
           float* vt = s + state_size;
-          for (int64_t i = 0; i < state_size; ++i) s[i] = past != nullptr ? load_at(*past, pair * state_size + i) : 0.0f;
           for (int64_t t = 0; t < steps; ++t) {
             const int64_t bt = b * steps + t;
             const T* kt = pk + (bt * kv_heads + h) * dk;
