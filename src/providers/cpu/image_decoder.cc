@@ -17,12 +17,15 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {
+
+using namespace std::string_view_literals;
 
 // Larger images are rejected before anything is allocated for them.
 constexpr int64_t kMaxSide = 1 << 16;
@@ -342,9 +345,9 @@ Status decode_tiff(Bytes data, ImageTarget& target) {
   return ok_status();
 }
 
-bool starts_with(Bytes data, const char* magic, size_t at = 0) {
-  const size_t n = std::strlen(magic);
-  return data.size() >= at + n && std::memcmp(data.data() + at, magic, n) == 0;
+// `magic` may hold NULs, so callers pass string_view literals ("..."sv).
+bool starts_with(Bytes data, std::string_view magic, size_t at = 0) {
+  return data.size() >= at + magic.size() && std::memcmp(data.data() + at, magic.data(), magic.size()) == 0;
 }
 
 class ImageDecoderKernel final : public Kernel {
@@ -376,14 +379,14 @@ class ImageDecoderKernel final : public Kernel {
 
  private:
   static Status decode(Bytes data, ImageTarget& target) {
-    if (starts_with(data, "\xFF\xD8\xFF")) return decode_jpeg(data, target);
-    if (starts_with(data, "\x89PNG\r\n\x1A\n")) return decode_png(data, target);
-    if (starts_with(data, "BM")) return decode_bmp(data, target);
-    if (starts_with(data, "P5") || starts_with(data, "P6")) return decode_pnm(data, target);
-    if (starts_with(data, "II*") || starts_with(data, "MM")) return decode_tiff(data, target);
-    if (starts_with(data, "RIFF") && starts_with(data, "WEBP", 8))
+    if (starts_with(data, "\xFF\xD8\xFF"sv)) return decode_jpeg(data, target);
+    if (starts_with(data, "\x89PNG\r\n\x1A\n"sv)) return decode_png(data, target);
+    if (starts_with(data, "BM"sv)) return decode_bmp(data, target);
+    if (starts_with(data, "P5"sv) || starts_with(data, "P6"sv)) return decode_pnm(data, target);
+    if (starts_with(data, "II*\0"sv) || starts_with(data, "MM\0*"sv)) return decode_tiff(data, target);
+    if (starts_with(data, "RIFF"sv) && starts_with(data, "WEBP"sv, 8))
       return target.fail("WebP images are not supported (no WebP decoder is linked in)");
-    if (starts_with(data, "\x0CjP  ", 3) || starts_with(data, "\xFF\x4F\xFF\x51"))
+    if (starts_with(data, "\x0CjP  "sv, 3) || starts_with(data, "\xFF\x4F\xFF\x51"sv))
       return target.fail("JPEG 2000 images are not supported (no JPEG 2000 decoder is linked in)");
     return target.fail("unrecognised image format");
   }

@@ -131,6 +131,43 @@ TEST(ImageDecoder, PngRoundTripsExactly) {
   EXPECT_FALSE(decode(png).ok());
 }
 
+// A little-endian TIFF: 8-bit chunky samples in one uncompressed strip.
+Bytes tiff(uint32_t width, uint32_t height, uint32_t samples, const Bytes& pixels) {
+  const uint32_t entries = 7;
+  const uint32_t data_at = 8 + 2 + entries * 12 + 4;
+  Bytes b(data_at + pixels.size(), 0);
+  b[0] = 'I';
+  b[1] = 'I';
+  put_u16(b, 2, 42);
+  put_u32(b, 4, 8);
+  put_u16(b, 8, entries);
+  const uint32_t tags[entries][3] = {
+      {256, 4, width}, {257, 4, height},   {258, 3, 8},          {259, 3, 1},
+      {273, 4, data_at}, {277, 3, samples}, {278, 4, height},
+  };
+  for (uint32_t i = 0; i < entries; ++i) {
+    const size_t at = 10 + i * 12;
+    put_u16(b, at, tags[i][0]);
+    put_u16(b, at + 2, tags[i][1]);
+    put_u32(b, at + 4, 1);
+    put_u32(b, at + 8, tags[i][2]);
+  }
+  for (size_t i = 0; i < pixels.size(); ++i) b[data_at + i] = pixels[i];
+  return b;
+}
+
+TEST(ImageDecoder, UncompressedTiffRgbAndGrey) {
+  auto rgb = decode(tiff(2, 1, 3, {1, 2, 3, 4, 5, 6}), "BGR");
+  ASSERT_TRUE(rgb.ok()) << rgb.status().to_string();
+  EXPECT_EQ(rgb->at(0).shape(), Shape({1, 2, 3}));
+  EXPECT_EQ(to_vector<uint8_t>(rgb->at(0)), (Bytes{3, 2, 1, 6, 5, 4}));
+  auto grey = decode(tiff(1, 2, 1, {8, 9}));
+  ASSERT_TRUE(grey.ok()) << grey.status().to_string();
+  EXPECT_EQ(to_vector<uint8_t>(grey->at(0)), (Bytes{8, 8, 8, 9, 9, 9}));
+  // The strip claims more bytes than the file holds.
+  EXPECT_FALSE(decode(tiff(2, 2, 3, {1, 2, 3})).ok());
+}
+
 Bytes jpeg_of_solid_colour(int w, int h, uint8_t r, uint8_t g, uint8_t b) {
   jpeg_compress_struct cinfo;
   jpeg_error_mgr err;
