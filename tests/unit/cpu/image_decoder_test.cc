@@ -297,28 +297,33 @@ OPJ_BOOL out_seek(OPJ_OFF_T at, void* user) {
 }
 
 // Losslessly (reversible wavelet, one quality layer) encodes `pixels`, with
-// `comps` interleaved 8-bit components, as a JP2 file or a J2K codestream.
-Bytes jpeg2000_of(const Bytes& pixels, uint32_t width, uint32_t height, uint32_t comps, bool jp2) {
+// `comps` interleaved components, as a JP2 file or a J2K codestream. The
+// components after the first are subsampled by `chroma_step` each way, and
+// all are stored with `prec` bits (the values stay those of `pixels`).
+Bytes jpeg2000_of(const Bytes& pixels, uint32_t width, uint32_t height, uint32_t comps, bool jp2,
+                  uint32_t chroma_step = 1, uint32_t prec = 8) {
   opj_image_cmptparm_t params[3];
   std::memset(params, 0, sizeof(params));
   for (uint32_t c = 0; c < comps; ++c) {
-    params[c].dx = params[c].dy = 1;
-    params[c].w = width;
-    params[c].h = height;
-    params[c].prec = 8;
+    const uint32_t step = c == 0 ? 1 : chroma_step;
+    params[c].dx = params[c].dy = step;
+    params[c].w = (width + step - 1) / step;
+    params[c].h = (height + step - 1) / step;
+    params[c].prec = prec;
   }
   opj_image_t* image = opj_image_create(comps, params, comps == 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY);
   image->x1 = width;
   image->y1 = height;
   for (uint32_t c = 0; c < comps; ++c)
-    for (uint32_t i = 0; i < width * height; ++i) image->comps[c].data[i] = pixels[i * comps + c];
+    for (uint32_t i = 0; i < image->comps[c].w * image->comps[c].h; ++i)
+      image->comps[c].data[i] = pixels[i * comps + c];
   opj_cparameters_t cp;
   opj_set_default_encoder_parameters(&cp);
   cp.numresolution = 2;  // the default six need at least 32 x 32 pixels
   cp.tcp_numlayers = 1;
   cp.tcp_rates[0] = 0;  // no rate limit: lossless
   cp.cp_disto_alloc = 1;
-  cp.tcp_mct = comps == 3 ? 1 : 0;
+  cp.tcp_mct = comps == 3 && chroma_step == 1 ? 1 : 0;
   opj_codec_t* codec = opj_create_compress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K);
   OutStream out;
   opj_stream_t* stream = opj_stream_create(1 << 16, OPJ_FALSE);
@@ -376,6 +381,17 @@ TEST(ImageDecoder, MalformedJpeg2000FailsWithAMessage) {
   EXPECT_NE(bad.status().to_string().find("JPEG 2000"), std::string::npos) << bad.status().to_string();
   // A codestream cut short in its tile data.
   EXPECT_FALSE(decode(Bytes(encoded.begin(), encoded.end() - 20)).ok());
+  // Valid files the reader does not support: 4:2:0 chroma and 16-bit samples.
+  const Bytes subsampled = jpeg2000_of(test_card_rgb(), 4, 3, 3, true, 2);
+  ASSERT_FALSE(subsampled.empty());
+  auto sub = decode(subsampled);
+  ASSERT_FALSE(sub.ok());
+  EXPECT_NE(sub.status().to_string().find("subsampled"), std::string::npos) << sub.status().to_string();
+  const Bytes deep = jpeg2000_of(test_card_rgb(), 4, 3, 3, false, 1, 16);
+  ASSERT_FALSE(deep.empty());
+  auto bits = decode(deep);
+  ASSERT_FALSE(bits.ok());
+  EXPECT_NE(bits.status().to_string().find("16-bit"), std::string::npos) << bits.status().to_string();
 }
 
 TEST(ImageDecoder, RejectsUnknownHugeAndBadAttributes) {
