@@ -9,8 +9,8 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libprotobuf-dev protobuf-compiler libonnx-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  # ImageDecoder: JPEG and PNG.
-  libjpeg62-turbo-dev libpng-dev
+  # ImageDecoder: JPEG, PNG, WebP and JPEG 2000.
+  libjpeg62-turbo-dev libpng-dev libwebp-dev libopenjp2-7-dev
   python3 python3-dev python3-venv python3-numpy python3-onnx python3-pytest pybind11-dev
   python3-torch python3-torchvision python3-sklearn
   # scripts/sanitizers.sh: clang with its sanitizer and libFuzzer runtimes.

@@ -2,8 +2,9 @@
 // and uncompressed TIFF to uint8 [H, W, C]. Every decoder writes RGB into
 // the output (or scratch, for Grayscale); BGR swaps in place afterwards and
 // Grayscale uses PIL's RGB-to-L weights, as the ONNX reference decodes with
-// PIL. Malformed data is an error naming the node, never a crash: libjpeg's
-// fatal errors longjmp back here instead of calling exit().
+// PIL. WebP (libwebp) and JPEG 2000 (openjp2) are decoded in image_webp.cc
+// and image_jpeg2000.cc. Malformed data is an error naming the node, never
+// a crash: libjpeg's fatal errors longjmp back here instead of exit().
 
 // jpeglib.h needs FILE and size_t declared first.
 #include <cstdio>
@@ -20,71 +21,18 @@
 #include <string_view>
 #include <utility>
 
+#include "providers/cpu/image_decoder.h"
 #include "providers/kernel.h"
 
 namespace sy::cpu {
 namespace {
 
 using namespace std::string_view_literals;
-
-// Larger images are rejected before anything is allocated for them.
-constexpr int64_t kMaxSide = 1 << 16;
-constexpr int64_t kMaxPixels = int64_t{1} << 28;
-
-enum class PixelFormat { kRgb, kBgr, kGray };
-
-using Bytes = std::span<const uint8_t>;
-
-// Where a decoder puts its pixels: begin() checks the size and hands out an
-// RGB buffer of h * w * 3 bytes, or nullptr with `status` set.
-struct ImageTarget {
-  KernelContext& ctx;
-  PixelFormat format;
-  Status status;
-  Tensor* out = nullptr;
-  uint8_t* rgb = nullptr;
-  int64_t pixels = 0;
-
-  uint8_t* begin(int64_t height, int64_t width) {
-    if (height <= 0 || width <= 0 || height > kMaxSide || width > kMaxSide || height * width > kMaxPixels) {
-      status = kernel_error(ctx, "image size " + std::to_string(height) + "x" + std::to_string(width) +
-                                     " is empty or larger than the limit");
-      return nullptr;
-    }
-    pixels = height * width;
-    const int64_t channels = format == PixelFormat::kGray ? 1 : 3;
-    Result<Tensor*> o = ctx.allocate_output(0, DataType::kUint8, Shape({height, width, channels}));
-    if (!o.ok()) {
-      status = o.status();
-      return nullptr;
-    }
-    out = *o;
-    if (format != PixelFormat::kGray) return rgb = out->data<uint8_t>();
-    Result<void*> s = ctx.scratch(static_cast<size_t>(pixels) * 3);
-    if (!s.ok()) {
-      status = s.status();
-      return nullptr;
-    }
-    return rgb = static_cast<uint8_t*>(*s);
-  }
-
-  // Turns the decoded RGB into the requested pixel format.
-  void finish() const {
-    if (format == PixelFormat::kRgb) return;
-    uint8_t* dst = out->data<uint8_t>();
-    for (int64_t i = 0; i < pixels; ++i) {
-      uint8_t* p = rgb + i * 3;
-      if (format == PixelFormat::kBgr) {
-        std::swap(p[0], p[2]);
-      } else if (format == PixelFormat::kGray) {
-        // PIL's ITU-R 601-2 luma in 16-bit fixed point, rounded.
-        dst[i] = static_cast<uint8_t>((p[0] * 19595 + p[1] * 38470 + p[2] * 7471 + 0x8000) >> 16);
-      }
-    }
-  }
-
-  Status fail(const std::string& message) const { return kernel_error(ctx, message); }
-};
+using image::Bytes;
+using image::ImageTarget;
+using image::kMaxSide;
+using image::kMaxPixels;
+using image::PixelFormat;
 
 // ---- JPEG (libjpeg) ----
 
@@ -350,6 +298,11 @@ bool starts_with(Bytes data, std::string_view magic, size_t at = 0) {
   return data.size() >= at + magic.size() && std::memcmp(data.data() + at, magic.data(), magic.size()) == 0;
 }
 
+// JPEG 2000 comes as a JP2 file (a box starting with its signature) or as a
+// bare codestream (SOC then SIZ markers).
+constexpr std::string_view kJp2Magic = "\0\0\0\x0CjP  \r\n\x87\n"sv;
+constexpr std::string_view kJ2kMagic = "\xFF\x4F\xFF\x51"sv;
+
 class ImageDecoderKernel final : public Kernel {
  public:
   ImageDecoderKernel(const KernelCreateContext& ctx, Status& status) {
@@ -385,9 +338,9 @@ class ImageDecoderKernel final : public Kernel {
     if (starts_with(data, "P5"sv) || starts_with(data, "P6"sv)) return decode_pnm(data, target);
     if (starts_with(data, "II*\0"sv) || starts_with(data, "MM\0*"sv)) return decode_tiff(data, target);
     if (starts_with(data, "RIFF"sv) && starts_with(data, "WEBP"sv, 8))
-      return target.fail("WebP images are not supported (no WebP decoder is linked in)");
-    if (starts_with(data, "\x0CjP  "sv, 3) || starts_with(data, "\xFF\x4F\xFF\x51"sv))
-      return target.fail("JPEG 2000 images are not supported (no JPEG 2000 decoder is linked in)");
+      return image::decode_webp(data, target);
+    if (starts_with(data, kJp2Magic)) return image::decode_jpeg2000(data, /*jp2=*/true, target);
+    if (starts_with(data, kJ2kMagic)) return image::decode_jpeg2000(data, /*jp2=*/false, target);
     return target.fail("unrecognised image format");
   }
 

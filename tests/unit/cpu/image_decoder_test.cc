@@ -1,14 +1,19 @@
 // ImageDecoder on images written in the test: BMP and PNM bytes by hand,
-// PNG and JPEG through libpng and libjpeg, checked against the pixels they
-// were made from; malformed streams must fail cleanly.
+// PNG, JPEG, WebP and JPEG 2000 through libpng, libjpeg, libwebp and
+// openjp2, checked against the pixels they were made from; malformed
+// streams must fail cleanly.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <jpeglib.h>
+#include <openjpeg.h>
 #include <png.h>
+#include <webp/encode.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -208,6 +213,185 @@ TEST(ImageDecoder, JpegDecodesCloseToItsSourceAndRejectsTruncation) {
   }
   EXPECT_FALSE(decode(Bytes(jpeg.begin(), jpeg.begin() + 200)).ok());
   EXPECT_FALSE(decode(Bytes(jpeg.begin(), jpeg.begin() + 4)).ok());
+}
+
+// A 4 x 3 test card whose every byte differs, so swapped channels, rows or
+// columns show.
+Bytes test_card_rgb() {
+  Bytes rgb(4 * 3 * 3);
+  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<uint8_t>(i * 7 + 3);
+  return rgb;
+}
+
+// PIL's luma of the card, computed independently of the kernel's fixed point.
+Bytes luma_of(const Bytes& rgb) {
+  Bytes grey(rgb.size() / 3);
+  for (size_t i = 0; i < grey.size(); ++i)
+    grey[i] = static_cast<uint8_t>(
+        (rgb[i * 3] * 299 + rgb[i * 3 + 1] * 587 + rgb[i * 3 + 2] * 114 + 500) / 1000);
+  return grey;
+}
+
+Bytes swap_rb(Bytes rgb) {
+  for (size_t i = 0; i + 2 < rgb.size(); i += 3) std::swap(rgb[i], rgb[i + 2]);
+  return rgb;
+}
+
+TEST(ImageDecoder, LosslessWebpRoundTripsExactly) {
+  const Bytes rgb = test_card_rgb();
+  uint8_t* encoded = nullptr;
+  const size_t size = WebPEncodeLosslessRGB(rgb.data(), 4, 3, 4 * 3, &encoded);
+  ASSERT_GT(size, 0u);
+  const Bytes webp(encoded, encoded + size);
+  WebPFree(encoded);
+
+  auto out = decode(webp);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(out->at(0).shape(), Shape({3, 4, 3}));
+  EXPECT_EQ(to_vector<uint8_t>(out->at(0)), rgb);
+  auto bgr = decode(webp, "BGR");
+  ASSERT_TRUE(bgr.ok()) << bgr.status().to_string();
+  EXPECT_EQ(to_vector<uint8_t>(bgr->at(0)), swap_rb(rgb));
+  auto grey = decode(webp, "Grayscale");
+  ASSERT_TRUE(grey.ok()) << grey.status().to_string();
+  EXPECT_EQ(grey->at(0).shape(), Shape({3, 4, 1}));
+  const Bytes want = luma_of(rgb);
+  const Bytes got = to_vector<uint8_t>(grey->at(0));
+  ASSERT_EQ(got.size(), want.size());
+  // PIL's fixed point and the decimal weights may differ by one on ties.
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1) << "at " << i;
+
+  // A RIFF/WEBP header over garbage, and a stream cut short.
+  Bytes garbage = {'R', 'I', 'F', 'F', 30, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'L', 10, 0, 0, 0};
+  garbage.resize(38, 0xAB);
+  auto bad = decode(garbage);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().to_string().find("WebP"), std::string::npos) << bad.status().to_string();
+  EXPECT_FALSE(decode(Bytes(webp.begin(), webp.begin() + webp.size() / 2)).ok());
+}
+
+// openjp2 writes its output through a stream; this one grows a vector.
+struct OutStream {
+  Bytes bytes;
+  size_t pos = 0;
+};
+
+OPJ_SIZE_T out_write(void* buffer, OPJ_SIZE_T n, void* user) {
+  auto* s = static_cast<OutStream*>(user);
+  if (s->bytes.size() < s->pos + n) s->bytes.resize(s->pos + n);
+  std::memcpy(s->bytes.data() + s->pos, buffer, n);
+  s->pos += n;
+  return n;
+}
+
+OPJ_OFF_T out_skip(OPJ_OFF_T n, void* user) {
+  auto* s = static_cast<OutStream*>(user);
+  s->pos = static_cast<size_t>(static_cast<OPJ_OFF_T>(s->pos) + n);
+  if (s->bytes.size() < s->pos) s->bytes.resize(s->pos);
+  return n;
+}
+
+OPJ_BOOL out_seek(OPJ_OFF_T at, void* user) {
+  static_cast<OutStream*>(user)->pos = static_cast<size_t>(at);
+  return OPJ_TRUE;
+}
+
+// Losslessly (reversible wavelet, one quality layer) encodes `pixels`, with
+// `comps` interleaved components, as a JP2 file or a J2K codestream. The
+// components after the first are subsampled by `chroma_step` each way, and
+// all are stored with `prec` bits (the values stay those of `pixels`).
+Bytes jpeg2000_of(const Bytes& pixels, uint32_t width, uint32_t height, uint32_t comps, bool jp2,
+                  uint32_t chroma_step = 1, uint32_t prec = 8) {
+  opj_image_cmptparm_t params[3];
+  std::memset(params, 0, sizeof(params));
+  for (uint32_t c = 0; c < comps; ++c) {
+    const uint32_t step = c == 0 ? 1 : chroma_step;
+    params[c].dx = params[c].dy = step;
+    params[c].w = (width + step - 1) / step;
+    params[c].h = (height + step - 1) / step;
+    params[c].prec = prec;
+  }
+  opj_image_t* image = opj_image_create(comps, params, comps == 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY);
+  image->x1 = width;
+  image->y1 = height;
+  for (uint32_t c = 0; c < comps; ++c)
+    for (uint32_t i = 0; i < image->comps[c].w * image->comps[c].h; ++i)
+      image->comps[c].data[i] = pixels[i * comps + c];
+  opj_cparameters_t cp;
+  opj_set_default_encoder_parameters(&cp);
+  cp.numresolution = 2;  // the default six need at least 32 x 32 pixels
+  cp.tcp_numlayers = 1;
+  cp.tcp_rates[0] = 0;  // no rate limit: lossless
+  cp.cp_disto_alloc = 1;
+  cp.tcp_mct = comps == 3 && chroma_step == 1 ? 1 : 0;
+  opj_codec_t* codec = opj_create_compress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K);
+  OutStream out;
+  opj_stream_t* stream = opj_stream_create(1 << 16, OPJ_FALSE);
+  opj_stream_set_user_data(stream, &out, nullptr);
+  opj_stream_set_write_function(stream, &out_write);
+  opj_stream_set_skip_function(stream, &out_skip);
+  opj_stream_set_seek_function(stream, &out_seek);
+  const bool ok = opj_setup_encoder(codec, &cp, image) && opj_start_compress(codec, image, stream) &&
+                  opj_encode(codec, stream) && opj_end_compress(codec, stream);
+  opj_stream_destroy(stream);
+  opj_destroy_codec(codec);
+  opj_image_destroy(image);
+  if (!ok) return {};
+  return out.bytes;
+}
+
+TEST(ImageDecoder, LosslessJpeg2000RoundTripsExactly) {
+  const Bytes rgb = test_card_rgb();
+  for (bool jp2 : {true, false}) {
+    SCOPED_TRACE(jp2 ? "JP2" : "J2K");
+    const Bytes encoded = jpeg2000_of(rgb, 4, 3, 3, jp2);
+    ASSERT_FALSE(encoded.empty());
+    auto out = decode(encoded);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ(out->at(0).shape(), Shape({3, 4, 3}));
+    EXPECT_EQ(to_vector<uint8_t>(out->at(0)), rgb);
+    auto bgr = decode(encoded, "BGR");
+    ASSERT_TRUE(bgr.ok()) << bgr.status().to_string();
+    EXPECT_EQ(to_vector<uint8_t>(bgr->at(0)), swap_rb(rgb));
+  }
+  // One grey component: every channel of the RGB output carries it.
+  const Bytes grey = {0, 17, 34, 51, 68, 85, 102, 119, 136, 153, 170, 255};
+  auto out = decode(jpeg2000_of(grey, 4, 3, 1, true));
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  Bytes want;
+  for (uint8_t v : grey) want.insert(want.end(), {v, v, v});
+  EXPECT_EQ(to_vector<uint8_t>(out->at(0)), want);
+  auto as_grey = decode(jpeg2000_of(grey, 4, 3, 1, false), "Grayscale");
+  ASSERT_TRUE(as_grey.ok()) << as_grey.status().to_string();
+  EXPECT_EQ(to_vector<uint8_t>(as_grey->at(0)), grey);
+}
+
+TEST(ImageDecoder, MalformedJpeg2000FailsWithAMessage) {
+  const Bytes encoded = jpeg2000_of(test_card_rgb(), 4, 3, 3, false);
+  ASSERT_GT(encoded.size(), 60u);
+  // The SOC and SIZ markers with nothing after them.
+  auto cut = decode(Bytes(encoded.begin(), encoded.begin() + 6));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().to_string().find("JPEG 2000"), std::string::npos) << cut.status().to_string();
+  // A JP2 signature box and then garbage.
+  Bytes jp2 = {0, 0, 0, 12, 'j', 'P', ' ', ' ', '\r', '\n', 0x87, '\n'};
+  jp2.resize(64, 0x5A);
+  auto bad = decode(jp2);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().to_string().find("JPEG 2000"), std::string::npos) << bad.status().to_string();
+  // A codestream cut short in its tile data.
+  EXPECT_FALSE(decode(Bytes(encoded.begin(), encoded.end() - 20)).ok());
+  // Valid files the reader does not support: 4:2:0 chroma and 16-bit samples.
+  const Bytes subsampled = jpeg2000_of(test_card_rgb(), 4, 3, 3, true, 2);
+  ASSERT_FALSE(subsampled.empty());
+  auto sub = decode(subsampled);
+  ASSERT_FALSE(sub.ok());
+  EXPECT_NE(sub.status().to_string().find("subsampled"), std::string::npos) << sub.status().to_string();
+  const Bytes deep = jpeg2000_of(test_card_rgb(), 4, 3, 3, false, 1, 16);
+  ASSERT_FALSE(deep.empty());
+  auto bits = decode(deep);
+  ASSERT_FALSE(bits.ok());
+  EXPECT_NE(bits.status().to_string().find("16-bit"), std::string::npos) << bits.status().to_string();
 }
 
 TEST(ImageDecoder, RejectsUnknownHugeAndBadAttributes) {
