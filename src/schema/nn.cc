@@ -354,6 +354,7 @@ const OpSchema kNnSchemas[] = {
     {"", "LpPool", 22, 1, 1, 1, 1, &infer_lp_pool},
     {"", "GlobalAveragePool", 1, 1, 1, 1, 1, &infer_global_pool},
     {"", "GlobalMaxPool", 1, 1, 1, 1, 1, &infer_global_pool},
+    {"", "GlobalLpPool", 1, 1, 1, 1, 1, &infer_global_pool},
     // 24 adds nonpad_kv_seqlen (input 6); 25 adds left/right_window_size.
     {"", "Attention", 23, 3, 6, 1, 4, &infer_attention},
     {"", "Attention", 24, 3, 7, 1, 4, &infer_attention},

@@ -1,5 +1,5 @@
 // MaxPool (with the optional Indices output), AveragePool, LpPool,
-// GlobalMaxPool, GlobalAveragePool. Windows are separable, so for each
+// GlobalMaxPool, GlobalAveragePool, GlobalLpPool. Windows are separable, so for each
 // output position the in-bounds part of the window is a box: per spatial
 // dim, the kernel taps [lo, hi) that land inside the input. Planes (n, c)
 // run in parallel.
@@ -328,7 +328,13 @@ class WindowPoolKernel final : public Kernel {
 template <PoolKind kKind>
 class GlobalPoolKernel final : public Kernel {
  public:
-  GlobalPoolKernel(const KernelCreateContext&, Status&) {}
+  GlobalPoolKernel(const KernelCreateContext& ctx, Status& status) {
+    if constexpr (kKind == PoolKind::kLp) {
+      // GlobalLpPool-1 writes p as a float, later versions as an int.
+      p_ = ctx.opset() < 2 ? ctx.node().attr_float("p", 2.0f) : static_cast<double>(ctx.node().attr_int("p", 2));
+      if (!(p_ > 0) || !std::isfinite(p_)) status = ctx.error("p must be positive; got " + std::to_string(p_));
+    }
+  }
 
   Status run(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
@@ -340,14 +346,14 @@ class GlobalPoolKernel final : public Kernel {
     for (size_t i = 2; i < xs.rank(); ++i) ys.push_back(1);
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), ys));
     if (y->num_elements() == 0) return ok_status();
-    if (x.dtype() == DataType::kFloat) return reduce<float>(ctx, x, *y);
-    if (x.dtype() == DataType::kDouble) return reduce<double>(ctx, x, *y);
+    if (x.dtype() == DataType::kFloat) return reduce<float>(ctx, x, *y, p_);
+    if (x.dtype() == DataType::kDouble) return reduce<double>(ctx, x, *y, p_);
     return kernel_error(ctx, "unsupported type " + x.describe());
   }
 
  private:
   template <typename T>
-  static Status reduce(KernelContext& ctx, const Tensor& x, Tensor& y) {
+  static Status reduce(KernelContext& ctx, const Tensor& x, Tensor& y, double p) {
     const int64_t planes = x.shape()[0] * x.shape()[1];
     const int64_t size = x.shape().size_from(2);
     const T* xd = x.data<T>();
@@ -361,6 +367,10 @@ class GlobalPoolKernel final : public Kernel {
                                          for (int64_t i = 1; i < size; ++i)
                                            best = xp[i] > best ? xp[i] : best;
                                          yd[plane] = best;
+                                       } else if constexpr (kKind == PoolKind::kLp) {
+                                         double sum = 0.0;
+                                         for (int64_t i = 0; i < size; ++i) sum += lp_power(static_cast<double>(xp[i]), p);
+                                         yd[plane] = static_cast<T>(lp_root(sum, p));
                                        } else {
                                          // Four partial sums: vectorisable without reassociation flags.
                                          T s[4] = {};
@@ -374,6 +384,8 @@ class GlobalPoolKernel final : public Kernel {
                                    });
     return ok_status();
   }
+
+  double p_ = 2;  // GlobalLpPool's exponent
 };
 
 constexpr uint64_t kFloatTypes = type_bit(DataType::kFloat) | type_bit(DataType::kDouble);
@@ -389,6 +401,7 @@ const KernelDef kPoolKernels[] = {
     {"", "LpPool", 22, kLatestVersion, 0, type_mask(FloatTypes{}), &make_kernel<WindowPoolKernel<PoolKind::kLp>>},
     {"", "GlobalAveragePool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<GlobalPoolKernel<PoolKind::kAverage>>},
     {"", "GlobalMaxPool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<GlobalPoolKernel<PoolKind::kMax>>},
+    {"", "GlobalLpPool", 1, kLatestVersion, 0, kFloatTypes, &make_kernel<GlobalPoolKernel<PoolKind::kLp>>},
 };
 
 }  // namespace

@@ -356,6 +356,22 @@ TEST(GlobalPoolTest, AverageAndMax) {
   expect_tensor_near(three->at(0), make_tensor<float>({1, 1, 1, 1, 1}, {3}));
 }
 
+TEST(GlobalLpPoolTest, HandComputedNormsForEachVersion) {
+  // Plane 0 holds 3, -4 (L2 norm 5, L1 norm 7); plane 1 holds 1, 2, 2 and a 0
+  // (L2 norm 3); p = 3 over -1, 2: (1 + 8)^(1/3).
+  const Tensor x = make_tensor<float>({1, 2, 2, 2}, {3, -4, 0, 0, 1, 2, 2, 0});
+  auto two = NodeTest("GlobalLpPool", 2).input(x).threads(2).run();
+  ASSERT_TRUE(two.ok()) << two.status().to_string();
+  expect_tensor_near(two->at(0), make_tensor<float>({1, 2, 1, 1}, {5, 3}));
+  auto one = NodeTest("GlobalLpPool", 1).input(x).attr("p", 1.0f).run();
+  ASSERT_TRUE(one.ok()) << one.status().to_string();
+  expect_tensor_near(one->at(0), make_tensor<float>({1, 2, 1, 1}, {7, 5}));
+  auto three = NodeTest("GlobalLpPool", 22).input(make_tensor<double>({1, 1, 2}, {-1, 2})).attr("p", int64_t{3}).run();
+  ASSERT_TRUE(three.ok()) << three.status().to_string();
+  expect_tensor_near(three->at(0), make_tensor<double>({1, 1, 1}, {std::cbrt(9.0)}));
+  EXPECT_FALSE(NodeTest("GlobalLpPool", 2).input(x).attr("p", int64_t{0}).run().ok());
+}
+
 TEST(PoolTest, MissingKernelShapeIsAnError) {
   auto out = NodeTest("MaxPool", 12).input(make_tensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})).run();
   EXPECT_FALSE(out.ok());
