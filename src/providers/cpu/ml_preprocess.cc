@@ -218,9 +218,9 @@ class OneHotEncoderKernel final : public Kernel {
 
   Status run(KernelContext& ctx) const override {
     const Tensor& x = *ctx.input(0);
-    std::vector<int64_t> dims(x.shape().dims().begin(), x.shape().dims().end());
+    Shape dims = x.shape();  // Shape keeps its dims inline: no heap in run()
     dims.push_back(categories_);
-    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, Shape(dims)));
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, dims));
     float* out = y->data<float>();
     const int64_t n = x.num_elements();
     std::fill(out, out + n * categories_, 0.0f);
@@ -283,10 +283,11 @@ class ArrayFeatureExtractorKernel final : public Kernel {
         return kernel_error(ctx, "index " + std::to_string(index[k]) + " of " + describe_input(ctx, 1, "Y") +
                                      " is out of range [0, " + std::to_string(last) + ")");
     // A vector is one row: [C] -> [1, count].
-    std::vector<int64_t> dims = s.rank() == 1 ? std::vector<int64_t>{1}
-                                              : std::vector<int64_t>(s.dims().begin(), s.dims().end() - 1);
+    Shape dims;  // Shape keeps its dims inline: no heap in run()
+    if (s.rank() == 1) dims.push_back(1);
+    for (size_t d = 0; d + 1 < s.rank(); ++d) dims.push_back(s[d]);
     dims.push_back(count);
-    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), Shape(dims)));
+    SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), dims));
     const int64_t rows = last == 0 ? 0 : x.num_elements() / last;
     return dispatch_by_element(x.dtype(), [&]<typename T>() {
       const T* in = x.data<T>();

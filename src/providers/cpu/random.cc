@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "providers/cpu/elementwise_common.h"
 #include "providers/cpu/numpy_random.h"
@@ -44,9 +45,12 @@ class RandomKernel final : public Kernel {
       status = ctx.error("sample_size must be positive; got " + std::to_string(sample_size_));
     if (kind_ == Kind::kUniform && !(low_ <= high_))
       status = ctx.error("low " + std::to_string(low_) + " must not exceed high " + std::to_string(high_));
-    if (node.has_attr("shape"))
-      for (int64_t d : node.attr_ints("shape"))
+    if (node.has_attr("shape")) {
+      const std::vector<int64_t> dims = node.attr_ints("shape");
+      for (int64_t d : dims)
         if (d < 0) status = ctx.error("attribute shape has a negative dim");
+      shape_ = Shape(dims);
+    }
   }
 
   Status run(KernelContext& ctx) const override {
@@ -57,7 +61,7 @@ class RandomKernel final : public Kernel {
     if (ctx.num_inputs() > 0 && ctx.input(0) != nullptr) {
       shape = ctx.input(0)->shape();
     } else {
-      shape = Shape(ctx.node().attr_ints("shape"));
+      shape = shape_;
     }
     SY_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, out_type, shape));
     const int64_t n = y->num_elements();
@@ -162,6 +166,7 @@ class RandomKernel final : public Kernel {
   mutable std::atomic<uint32_t> run_counter_{0};
   double mean_ = 0.0, scale_ = 1.0, low_ = 0.0, high_ = 1.0;
   int64_t sample_size_ = 1;
+  Shape shape_;  // RandomNormal's and RandomUniform's, read once
 };
 
 template <Kind kKind>
